@@ -1,0 +1,147 @@
+"""Validation at the boundary (scikit-learn's ``check_X_y`` idea): every check happens once, when a
+problem is constructed, and raises :class:`ProblemError` naming the argument. Inside the package the
+data are trusted.
+
+Nothing the user passed is modified: arrays are copied to read-only float64 buffers (sparse matrices
+to read-only CSR copies), so a user who mutates their array afterwards does not change the problem.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class ProblemError(ValueError):
+    """Invalid problem data or options. The message names the offending argument."""
+
+
+def _freeze(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def check_matrix(X, name: str = "X", allow_sparse: bool = True):
+    """Return a read-only float64 copy of a 2-D array or a CSR copy of a sparse matrix."""
+    if X is None:
+        raise ProblemError(f"{name} is required; got None")
+    if sp.issparse(X):
+        if not allow_sparse:
+            raise ProblemError(f"{name} must be a dense array here; got a sparse matrix")
+        M = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if M.ndim != 2:
+            raise ProblemError(f"{name} must be 2-D; got {M.ndim}-D")
+        if M.nnz and not np.all(np.isfinite(M.data)):
+            raise ProblemError(f"{name} contains NaN or inf")
+        M.sum_duplicates()
+        for arr in (M.data, M.indices, M.indptr):
+            arr.setflags(write=False)
+        return M
+    try:
+        A = np.array(X, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"{name} must be a numeric array; {exc}") from None
+    if A.ndim != 2:
+        raise ProblemError(f"{name} must be 2-D with shape (n, d); got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ProblemError(f"{name} contains NaN or inf")
+    return _freeze(A)
+
+
+def check_samples(X, name: str = "X"):
+    """Data matrix with at least one row and one column."""
+    M = check_matrix(X, name)
+    n, d = M.shape
+    if n == 0:
+        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
+    if d == 0:
+        raise ProblemError(f"{name} has no columns (d == 0)")
+    return M
+
+
+def check_vector(v, name: str, size: int | None = None) -> np.ndarray:
+    try:
+        a = np.array(v, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"{name} must be numeric; {exc}") from None
+    if a.ndim != 1:
+        raise ProblemError(f"{name} must be 1-D; got shape {a.shape}")
+    if size is not None and a.shape[0] != size:
+        raise ProblemError(f"{name} must have length {size}; got {a.shape[0]}")
+    if not np.all(np.isfinite(a)):
+        raise ProblemError(f"{name} contains NaN or inf")
+    return _freeze(a)
+
+
+def check_labels(y, n: int, name: str = "y"):
+    """Binary labels of any two values -> (y in {-1,+1} float64, classes_).
+
+    ``{-1, +1}`` is kept as is; any other pair is mapped sorted-first to -1, second to +1.
+    """
+    if y is None:
+        raise ProblemError(f"{name} is required; got None")
+    ya = np.asarray(y)
+    if ya.ndim != 1:
+        raise ProblemError(f"{name} must be 1-D with shape (n,); got shape {ya.shape}")
+    if ya.shape[0] != n:
+        raise ProblemError(f"{name} has {ya.shape[0]} entries but X has {n} rows")
+    if ya.dtype.kind in "fc" and not np.all(np.isfinite(ya)):
+        raise ProblemError(f"{name} contains NaN or inf")
+    classes = np.unique(ya)
+    if classes.size < 2:
+        raise ProblemError(f"{name} has a single class ({classes[0]!r}); two classes are required")
+    if classes.size > 2:
+        raise ProblemError(f"{name} has {classes.size} classes; exactly two are required")
+    if ya.dtype.kind in "iuf" and set(classes.tolist()) == {-1, 1}:
+        ypm = ya.astype(np.float64)
+        classes = np.array([-1, 1], dtype=ya.dtype)
+    else:
+        ypm = np.where(ya == classes[1], 1.0, -1.0)
+    classes = np.array(classes, copy=True)
+    classes.setflags(write=False)
+    return _freeze(ypm), classes
+
+
+def check_real_targets(y, n: int, name: str = "y") -> np.ndarray:
+    return check_vector(y, name, size=n)
+
+
+def check_positive(value, name: str, allow_none: bool = False, strict: bool = True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ProblemError(f"{name} must be a real number; got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ProblemError(f"{name} must be finite; got {value}")
+    if strict and value <= 0:
+        raise ProblemError(f"{name} must be positive; got {value}")
+    if not strict and value < 0:
+        raise ProblemError(f"{name} must be non-negative; got {value}")
+    return value
+
+
+def check_bool(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ProblemError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def check_kernel(kernel, gamma, X):
+    """Validate ``kernel`` in {None, 'linear', 'rbf', callable} and its ``gamma``."""
+    if kernel is None or kernel == "linear":
+        if gamma is not None:
+            raise ProblemError("gamma is only used with kernel='rbf'; got gamma with a linear kernel")
+        return None, None
+    if isinstance(kernel, str):
+        if kernel != "rbf":
+            raise ProblemError(f"kernel must be None, 'linear', 'rbf' or a callable; got {kernel!r}")
+        if gamma is None:
+            gamma = 1.0 / X.shape[1]
+        return "rbf", check_positive(gamma, "gamma")
+    if callable(kernel):
+        if gamma is not None:
+            raise ProblemError("gamma is only used with kernel='rbf'; pass parameters inside the callable")
+        return kernel, None
+    raise ProblemError(f"kernel must be None, 'linear', 'rbf' or a callable; got {kernel!r}")

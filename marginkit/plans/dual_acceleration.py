@@ -1,0 +1,269 @@
+"""Margin maximisation by dual acceleration and its baselines (Ji, Srebro & Telgarsky, ICML 2021).
+
+Reference: ../shared/papers/dual-acceleration-and-dykstra.md, Part A. JST write ``z_i = −y_i x_i``
+(note the minus) and assume ``||z_i|| <= 1``; :class:`MarginPlan` scales the rows by ``R = max ||x_i||``.
+
+Resolved in this file (each once):
+
+* **Sign typo** (JST §3.1 writes ``Zᵀq̄ = γ̄ū``): the dual optimum satisfies ``−Zᵀq̄ = γ̄ū``.
+* **Overflow** (pitfall 3): ``||w_t||`` grows like ``t²``; ``q_t = softmax(Z w_t)`` is always computed from
+  ``s = Z w`` with max-subtraction, never as ``∇R(w)/R(w)`` and never by multiplying a stored ``q``.
+* **Indexing of g_t** (pitfall 5): ``β_0 = 0`` so ``g_0 = 0``; the certificate of Thm 3.1(2) pairs the ``g_t``
+  computed in iteration ``t`` with ``t``: ``γ̄ <= 2||g_t||/t``.
+* **Logistic step** (ambiguity A2.5): App. C divides the step by ``ρ = n``; ``step_scale="theory"`` does
+  that, ``"unit"`` (default for the baselines) does not.
+* **Batch perceptron** (ambiguity A2.7.4): supergradient ascent on ``min_i y_i x_iᵀw`` at the worst example,
+  ``projected`` onto the unit ball with ``η_t = 1/√(t+1)`` (default) or ``unprojected`` with ``η = 1``.
+* **Algorithm 2 sampling** uses the Gumbel-max trick on ``s`` (exact sampling from ``softmax(s)``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import ProblemError
+from ..reductions import register_method
+from .margin_base import MarginPlan, MarginState, logsumexp, softmax, supports_linear_homogeneous
+
+JST = "Ji, Srebro & Telgarsky (2021)"
+
+
+@dataclass
+class MomentumState(MarginState):
+    g: np.ndarray = None   # momentum g_t (Alg. 1/2)
+    q: np.ndarray = None   # q_t = softmax(Z w_t)
+    a: np.ndarray = None   # weights with w = −Zᵀa, a >= 0 (for the certificate of sampled plans)
+    c: np.ndarray = None   # weights with g = Zᵀc (Alg. 2)
+
+
+@register_method("dual-accelerated", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
+                 algorithm="Algorithm 1 (eq. 1.1)", converges_to="max-margin direction ū",
+                 rate="margin gap Õ(1/t²) (Thm 3.1)", tolerance=1e-3)
+class DualAccelerated(MarginPlan):
+    """JST Algorithm 1, eq. (1.1), with ``θ_t = 1``, ``β_t = t/(t+1)`` (A2.1)::
+
+        v   = Zᵀ q_t                  # = ∇R(w_t)/R(w_t)
+        g_t = β_t (g_{t−1} + v)
+        w_{t+1} = w_t − θ_t (g_t + v),     q_{t+1} = softmax(Z w_{t+1})
+
+    It is Nesterov-accelerated entropic mirror descent on ``φ(q) = ½||Zᵀq||²`` over the simplex (A2.2):
+    margin gap ``γ̄ − γ(w_t) <= 4(1+ln n)(1+2 ln(t+1))/(γ̄(t+1)²)`` (Thm 3.1(1)) and the certificate
+    ``4||g_t||²/t² − 8 ln n/(t+1)² <= γ̄² <= 4||g_t||²/t²`` (Thm 3.1(2)), which is the stop rule here.
+    Two mat-vecs with X per iteration; the margin for the trace is read off ``s = Z w``.
+
+    ``loss="logistic"`` replaces ``q_t`` by ``∇ψ(Z w_t)`` of the logistic potential and divides the step by
+    ``ρ = n`` when ``step_scale="theory"`` (§5.1, App. C).
+    """
+
+    name = "dual-accelerated"
+
+    def __init__(self, form, loss: str = "exp", step_scale: str = "unit", theta: float = 1.0):
+        super().__init__(form)
+        if loss not in ("exp", "logistic"):
+            raise ProblemError(f"loss must be 'exp' or 'logistic'; got {loss!r}")
+        if step_scale not in ("unit", "theory"):
+            raise ProblemError(f"step_scale must be 'unit' or 'theory'; got {step_scale!r}")
+        if not theta > 0:
+            raise ProblemError(f"theta must be positive; got {theta!r}")
+        self.loss, self.theta = loss, float(theta)
+        self.rho = float(self.n) if (loss == "logistic" and step_scale == "theory") else 1.0
+
+    def dual_weights(self, s):
+        return softmax(s) if self.loss == "exp" else logistic_potential_grad(s)
+
+    def init(self, rng, warm_start):
+        w = self.start_w(warm_start)
+        s = self.Z.matvec(w)
+        return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=np.zeros(self.d), q=self.dual_weights(s))
+
+    def step(self, st):
+        t = st.t
+        beta = t / (t + 1.0)
+        v = self.Z.rmatvec(st.q)
+        g = beta * (st.g + v)
+        w = st.w - (self.theta / self.rho) * (g + v)
+        s = self.Z.matvec(w)
+        bound = self.bound_from_weights(float(np.linalg.norm(v)), float(st.q.sum()))
+        if t >= 1:  # Thm 3.1(2): Zᵀμ_t = 2 g_t / t with μ_t in the simplex (exp loss, θ = ρ = 1 only)
+            if self.loss == "exp" and self.theta == 1.0:
+                bound = min(bound, 2.0 * self.R * float(np.linalg.norm(g)) / t)
+        return MomentumState(t=t + 1, w=w, s=s, dual_bound=min(st.dual_bound, bound), g=g,
+                             q=self.dual_weights(s))
+
+
+@register_method("dual-accelerated-stochastic", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
+                 algorithm="Algorithm 2", converges_to="max-margin direction ū",
+                 rate="theory variant: γ̄ − ε w.p. 1−δ after O(ln n/(γ̄²ε²)) steps (Thm 4.1); momentum variant: no proof",
+                 tolerance=1e-2)
+class DualAcceleratedStochastic(MarginPlan):
+    """JST Algorithm 2: the batch direction ``Zᵀq_t`` is replaced by one row ``z_{i_t}``, ``i_t ~ q_t``
+    (hard examples are sampled more often; Gumbel-max sampling).
+
+    ``variant="momentum"`` (the paper's experiments, Figs. 3–4; no theory): ``β_t = t/(t+1)``, ``θ_t = 1``.
+    ``variant="theory"`` (Thm 4.1): ``β_t = 0`` and the horizon-dependent ``θ = sqrt(ln n / T)``, with ``T`` the
+    ``horizon`` parameter (default: the run's ``max_iter``, so fix it in advance).
+    The certificate keeps the weights ``a >= 0`` with ``w = −Zᵀa``: ``γ̄ <= R ||w|| / ||a||_1``.
+    """
+
+    name = "dual-accelerated-stochastic"
+    default_tol = 1e-3
+
+    def __init__(self, form, variant: str = "momentum", horizon: int | None = None):
+        super().__init__(form)
+        if variant not in ("momentum", "theory"):
+            raise ProblemError(f"variant must be 'momentum' or 'theory'; got {variant!r}")
+        if horizon is not None and (not isinstance(horizon, (int, np.integer)) or horizon < 1):
+            raise ProblemError(f"horizon must be a positive int; got {horizon!r}")
+        self.variant, self.horizon = variant, horizon
+
+    def init(self, rng, warm_start):
+        self.rng = rng
+        T = self.horizon or max(self.max_iter, 1)
+        self.theta = 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
+        w = self.start_w(warm_start)
+        a = np.zeros(self.n) if warm_start is None else None
+        return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=np.zeros(self.d),
+                             a=a, c=np.zeros(self.n))
+
+    def step(self, st):
+        t = st.t
+        i = int(np.argmax(st.s + self.rng.gumbel(size=self.n)))
+        zi = self.Z.row(i)
+        beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
+        g = beta * (st.g + zi)
+        w = st.w - self.theta * (g + zi)
+        c = beta * st.c
+        c[i] += beta
+        a, bound = None, st.dual_bound
+        if st.a is not None:
+            a = st.a + self.theta * c
+            a[i] += self.theta
+            bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
+        return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c)
+
+
+@register_method("normalized-gd", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
+                 algorithm="baseline (Ji & Telgarsky 2019; Nacson et al. 2018)", converges_to="max-margin direction ū",
+                 rate="margin gap O(1/t) (θ=1); Õ(1/√t) (θ_t=1/√(t+1))", tolerance=1e-2)
+class NormalizedGD(MarginPlan):
+    """Normalised gradient descent ``w_{t+1} = w_t − θ_t Zᵀ q_t`` with ``q_t = ∇ψ(Z w_t)``: Algorithm 1 with
+    ``β ≡ 0``, i.e. entropic mirror descent on the dual (A2.7.2). ``step="constant"`` (θ = 1, O(1/t)) or
+    ``"sqrt"`` (θ_t = 1/√(t+1), Nacson et al.); ``loss="exp"`` or ``"logistic"``."""
+
+    name = "normalized-gd"
+
+    def __init__(self, form, loss: str = "exp", step: str = "constant"):
+        super().__init__(form)
+        if loss not in ("exp", "logistic"):
+            raise ProblemError(f"loss must be 'exp' or 'logistic'; got {loss!r}")
+        if step not in ("constant", "sqrt"):
+            raise ProblemError(f"step must be 'constant' or 'sqrt'; got {step!r}")
+        self.loss, self.step_rule = loss, step
+
+    def init(self, rng, warm_start):
+        w = self.start_w(warm_start)
+        return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
+
+    def step(self, st):
+        q = softmax(st.s) if self.loss == "exp" else logistic_potential_grad(st.s)
+        v = self.Z.rmatvec(q)
+        theta = 1.0 if self.step_rule == "constant" else 1.0 / np.sqrt(st.t + 1.0)
+        w = st.w - theta * v
+        bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
+        return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
+
+
+@register_method("gd", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
+                 algorithm="baseline (Soudry et al. 2018), App. F", converges_to="max-margin direction ū",
+                 rate="margin gap O(1/log t)", tolerance=5e-2)
+class GradientDescent(MarginPlan):
+    """Plain gradient descent on the empirical risk ``R(w) = (1/n) Σ ℓ(z_iᵀw)`` with step ``eta`` (JST use
+    ``η = 1``). Exp loss: ``∇R(w) = R(w)·Zᵀsoftmax(Zw)`` with ``log R = lse(Zw) − ln n`` (the step
+    legitimately becomes tiny; never ``exp`` of a large score). Logistic: ``∇R = (1/n) Zᵀσ(Zw)``."""
+
+    name = "gd"
+
+    def __init__(self, form, loss: str = "exp", eta: float = 1.0):
+        super().__init__(form)
+        if loss not in ("exp", "logistic"):
+            raise ProblemError(f"loss must be 'exp' or 'logistic'; got {loss!r}")
+        if not (isinstance(eta, (int, float)) and eta > 0):
+            raise ProblemError(f"eta must be a positive number; got {eta!r}")
+        self.loss, self.eta = loss, float(eta)
+
+    def init(self, rng, warm_start):
+        w = self.start_w(warm_start)
+        return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
+
+    def step(self, st):
+        if self.loss == "exp":
+            q = softmax(st.s)
+            scale = np.exp(logsumexp(st.s) - np.log(self.n))  # R(w)
+        else:
+            q = _sigmoid(st.s)
+            scale = 1.0 / self.n
+        v = self.Z.rmatvec(q)
+        w = st.w - self.eta * scale * v
+        bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
+        return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
+
+
+@register_method("batch-perceptron", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
+                 algorithm="baseline (Cotter, Shalev-Shwartz & Srebro 2012)", converges_to="max-margin direction ū",
+                 rate="margin gap O(1/√t) (projected subgradient)", tolerance=5e-2)
+class BatchPerceptron(MarginPlan):
+    """Supergradient ascent on ``f(w) = min_i y_i x_iᵀw``: step along the worst example
+    ``i* = argmax_i (Zw)_i`` (lowest index on ties), ``w ← w − η_t z_{i*}``; ``variant="projected"``
+    (default; then ``w ← w / max(1, ||w||)``, ``η_t = 1/√(t+1)``) or ``"unprojected"`` (``η = 1``; the
+    classical min-over perceptron, Frank–Wolfe on the dual). The last iterate's margin is not monotone."""
+
+    name = "batch-perceptron"
+
+    def __init__(self, form, variant: str = "projected"):
+        super().__init__(form)
+        if variant not in ("projected", "unprojected"):
+            raise ProblemError(f"variant must be 'projected' or 'unprojected'; got {variant!r}")
+        self.variant = variant
+
+    def init(self, rng, warm_start):
+        w = self.start_w(warm_start)
+        a = np.zeros(self.n) if warm_start is None else None
+        return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
+
+    def step(self, st):
+        i = int(np.argmax(st.s))
+        eta = 1.0 / np.sqrt(st.t + 1.0) if self.variant == "projected" else 1.0
+        w = st.w - eta * self.Z.row(i)
+        a = None if st.a is None else st.a.copy()
+        if a is not None:
+            a[i] += eta
+        if self.variant == "projected":
+            c = max(1.0, float(np.linalg.norm(w)))
+            w = w / c
+            if a is not None:
+                a /= c
+        bound = st.dual_bound
+        if a is not None:
+            bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
+        return MomentumState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, a=a)
+
+
+def _sigmoid(s):
+    out = np.empty_like(s)
+    pos = s >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-s[pos]))
+    e = np.exp(s[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+def logistic_potential_grad(s: np.ndarray) -> np.ndarray:
+    """``∇ψ(ξ)_i = σ(ξ_i)/(1 − e^{−S})`` with ``S = Σ_j softplus(ξ_j)`` for the logistic potential
+    ``ψ = ℓ^{-1}(Σ ℓ(ξ_i))`` (A2.5), in the log domain: ``exp(log σ(ξ_i) − log(−expm1(−S)))``."""
+    log_sig = -np.logaddexp(0.0, -s)
+    log_softplus = np.where(s < -30, s, np.log(np.logaddexp(0.0, s)))
+    log_S = logsumexp(log_softplus)
+    S = np.exp(log_S)
+    log_den = log_S if S < 1e-12 else np.log(-np.expm1(-S))
+    return np.exp(log_sig - log_den)

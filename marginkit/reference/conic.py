@@ -1,0 +1,1 @@
+"""CVXPY references for the conic forms: ``EllipsoidSeparation`` (an SOCP) and ``PerturbedSVMDual``."""

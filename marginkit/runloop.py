@@ -1,0 +1,209 @@
+"""The one run loop of every first-order plan (JAXopt's init/update idea).
+
+A plan is a small object with
+
+* ``init(rng, warm_start) -> state``       (the paper's initialisation),
+* ``step(state) -> state``                  (one iteration of the paper's pseudo-code box),
+* ``measure(state) -> dict``                (cheap metrics read off the state, for the trace and the log),
+* ``stop(state) -> str | None``             (a status such as ``"optimal"`` when the plan's own certificate
+                                             meets ``tol``, ``"infeasible"`` when it proves infeasibility),
+* ``solution(state, status) -> Solution``  (the iterate and its certificate, in the plan's own form).
+
+Everything else -- ``max_iter``, ``tol``, ``time_limit``, the user's ``callback``, ``seed``, ``verbose``
+output, trace recording -- exists here exactly once.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ._validation import ProblemError
+from .result import Trace
+
+RUN_OPTIONS = ("max_iter", "tol", "time_limit", "callback", "seed", "verbose", "warm_start", "trace",
+               "check_every")
+
+
+@dataclass
+class Solution:
+    """A plan's output in the coordinates of the form it ran on (mapped back by the reductions)."""
+
+    w: np.ndarray | None
+    b: float = 0.0
+    status: str = "user_limit"
+    iterations: int = 0
+    time: float = 0.0
+    certificate: dict | None = None
+    dual: dict = field(default_factory=dict)
+    trace: Trace | None = None
+    info: dict = field(default_factory=dict)
+    dual_coef: np.ndarray | None = None
+
+
+def record_schedule(kind, max_iter: int):
+    """Iterations at which the trace is recorded.
+
+    ``"geometric"`` (default): every iteration up to 10, then about 60 records per decade; the cost of
+    recording is then a vanishing fraction of the run. An int ``k`` records every ``k``-th iteration;
+    ``None``/``False`` records only the first and last iterate.
+    """
+    if kind is None or kind is False:
+        return lambda t: t == 0
+    if kind is True or kind == "geometric":
+        ratio = 10 ** (1 / 60)
+        state = {"next": 0}
+
+        def due(t):
+            if t >= state["next"]:
+                state["next"] = max(t + 1, int(math.ceil(t * ratio)))
+                return True
+            return False
+        return due
+    if isinstance(kind, (int, np.integer)) and not isinstance(kind, bool) and kind >= 1:
+        k = int(kind)
+        return lambda t: t % k == 0
+    raise ProblemError(f"trace must be 'geometric', a positive int or None; got {kind!r}")
+
+
+def _check_run_options(max_iter, tol, time_limit, callback):
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise ProblemError(f"max_iter must be a non-negative int; got {max_iter!r}")
+    if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not tol >= 0:
+        raise ProblemError(f"tol must be a non-negative number; got {tol!r}")
+    if time_limit is not None and (not isinstance(time_limit, (int, float)) or time_limit <= 0):
+        raise ProblemError(f"time_limit must be a positive number of seconds; got {time_limit!r}")
+    if callback is not None and not callable(callback):
+        raise ProblemError(f"callback must be callable(state) -> bool; got {callback!r}")
+
+
+class _Log:
+    def __init__(self, name: str, columns, stream=None):
+        self.columns = list(columns)
+        self.stream = stream or sys.stdout
+        head = f"{'iter':>8} {'time(s)':>9} " + " ".join(f"{c:>13}" for c in self.columns)
+        print(f"marginkit: {name}", file=self.stream)
+        print(head, file=self.stream)
+        print("-" * len(head), file=self.stream)
+
+    def row(self, t, elapsed, metrics):
+        vals = " ".join(f"{metrics.get(c, float('nan')):>13.6e}" for c in self.columns)
+        print(f"{t:>8d} {elapsed:>9.3f} {vals}", file=self.stream)
+
+    def end(self, status, t, elapsed):
+        print(f"status: {status} after {t} iterations, {elapsed:.3f}s", file=self.stream)
+
+
+def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit: float | None = None,
+        callback: Callable[[Any], bool] | None = None, seed=None, verbose: bool = False,
+        warm_start=None, trace="geometric", check_every: int = 1) -> Solution:
+    """Run ``plan`` until its certificate meets ``tol`` or a budget is exhausted."""
+    max_iter = plan.default_max_iter if max_iter is None else max_iter
+    tol = plan.default_tol if tol is None else tol
+    _check_run_options(max_iter, tol, time_limit, callback)
+    plan.tol, plan.max_iter = float(tol), int(max_iter)
+    rng = np.random.default_rng(seed)
+    due = record_schedule(trace, max_iter)
+    tr = Trace()
+    log = _Log(plan.name, plan.log_columns) if verbose else None
+    log_due = record_schedule("geometric", max_iter) if verbose else None
+
+    start = _time.perf_counter()
+    paused = 0.0  # time spent recording is excluded from the reported time
+    state = plan.init(rng, warm_start)
+    status, t = None, 0
+    while True:
+        now = _time.perf_counter()
+        if due(t) or (log_due is not None and log_due(t)):
+            metrics = plan.measure(state)
+            if due(t) or t == 0:
+                tr.record(t, now - start - paused, metrics, plan.snapshot(state))
+            if log is not None:
+                log.row(t, now - start - paused, metrics)
+            paused += _time.perf_counter() - now
+        if t % check_every == 0 or t == max_iter:
+            status = plan.stop(state)
+        if status is not None:
+            break
+        if t >= max_iter:
+            status = "user_limit"
+            break
+        if time_limit is not None and now - start > time_limit:
+            status = "user_limit"
+            break
+        if callback is not None and callback(state):
+            status = "user_limit"
+            break
+        state = plan.step(state)
+        t += 1
+    elapsed = _time.perf_counter() - start - paused
+    if len(tr) == 0 or tr["iteration"][-1] != t:
+        tr.record(t, elapsed, plan.measure(state), plan.snapshot(state))
+    if log is not None:
+        log.row(t, elapsed, plan.measure(state))
+        log.end(status, t, elapsed)
+    sol = plan.solution(state, status)
+    sol.iterations, sol.time, sol.trace = t, elapsed, tr
+    return sol
+
+
+class IterationPlan:
+    """Base class of the first-order plans. Subclasses set ``name`` and implement the five hooks."""
+
+    name = "plan"
+    default_max_iter = 1000
+    default_tol = 1e-6
+    log_columns: tuple = ()
+
+    def __init__(self, form, **params):
+        self.form = form
+        self.params = params
+        self.tol, self.max_iter = self.default_tol, self.default_max_iter
+        self.run_defaults: dict = {}
+        # set by ``compile``: the user's problem, the reduction chain to ``form`` and the method name
+        self.origin, self.chain, self.method = form, [], self.name
+
+    # hooks ---------------------------------------------------------------------------------------
+    def init(self, rng, warm_start):
+        raise NotImplementedError
+
+    def step(self, state):
+        raise NotImplementedError
+
+    def measure(self, state) -> dict:
+        return {}
+
+    def stop(self, state):
+        return None
+
+    def snapshot(self, state):
+        """The iterate kept with each trace record (for gap metrics computed after the run)."""
+        return None
+
+    def solution(self, state, status) -> Solution:
+        raise NotImplementedError
+
+    # notebook-friendly stepping ------------------------------------------------------------------
+    def iterate(self, n_steps: int, seed=None, warm_start=None):
+        """Yield ``n_steps + 1`` states, starting with the initial one (for stepping in a notebook)."""
+        state = self.init(np.random.default_rng(seed), warm_start)
+        yield state
+        for _ in range(n_steps):
+            state = self.step(state)
+            yield state
+
+    def run(self, **options):
+        """Run to a stop and return the :class:`~marginkit.Result` for the user's problem."""
+        from .reductions import run_compiled
+        return run_compiled(self, **options)
+
+    def run_solution(self, **options) -> Solution:
+        opts = {**self.run_defaults, **options}
+        unknown = set(opts) - set(RUN_OPTIONS)
+        if unknown:
+            raise ProblemError(f"unknown run option(s) {sorted(unknown)} for method {self.name!r}")
+        return run(self, **opts)
