@@ -10,6 +10,7 @@ when that certificate does not meet :data:`CERTIFY_TOL`.
 from __future__ import annotations
 
 import time as _time
+import warnings
 
 import cvxpy as cp
 import numpy as np
@@ -71,7 +72,9 @@ class CvxpyReference:
         opts = dict(_TIGHT.get(solver, {})) if self.solver is None else {}
         opts.update(self.solver_options)
         try:
-            prob.solve(solver=solver, **opts)
+            with warnings.catch_warnings():  # inaccuracy is reported through the status, not a warning
+                warnings.simplefilter("ignore", UserWarning)
+                prob.solve(solver=solver, **opts)
         except cp.error.SolverError:
             if self.solver is None and solver == "CLARABEL":
                 # fall back to the solver's defaults rather than fail on tight settings

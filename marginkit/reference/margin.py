@@ -14,7 +14,7 @@ from ..mirror import grad_half_sq_norm, lp_norm
 from ..runloop import Solution
 from . import CvxpyReference, register_reference
 
-HULL_TOL = 1e-7  # a hull distance below this (relative to max ||x_i||) certifies non-separability
+HULL_TOL = 1e-6  # a hull distance below this (relative to max ||x_i||) certifies non-separability
 
 
 def _signed(problem):
