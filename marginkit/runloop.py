@@ -118,11 +118,13 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     status, t = None, 0
     while True:
         now = _time.perf_counter()
-        if due(t) or (log_due is not None and log_due(t)):
+        rec = due(t)
+        show = log_due is not None and log_due(t)
+        if rec or show:
             metrics = plan.measure(state)
-            if due(t) or t == 0:
+            if rec:
                 tr.record(t, now - start - paused, metrics, plan.snapshot(state))
-            if log is not None:
+            if show:
                 log.row(t, now - start - paused, metrics)
             paused += _time.perf_counter() - now
         if t % check_every == 0 or t == max_iter:

@@ -36,19 +36,19 @@ def hull_certificate(problem, solver=None) -> dict:
         cons.append(problem.y @ q == 0)
     if getattr(problem, "kernel", None) is not None:
         K = problem.gram() * np.outer(problem.y, problem.y)
-        obj = cp.quad_form(q, cp.psd_wrap(0.5 * (K + K.T)))
-    else:
-        obj = cp.sum_squares(_signed(problem).T @ q)
-    prob = cp.Problem(cp.Minimize(obj), cons)
-    prob.solve(solver=solver or "CLARABEL")
-    qv = np.clip(q.value, 0, None)
-    qv /= qv.sum()
-    if getattr(problem, "kernel", None) is not None:
-        dist = float(np.sqrt(max(qv @ K @ qv, 0.0)))
+        lam, V = np.linalg.eigh(0.5 * (K + K.T))
+        A = V * np.sqrt(np.clip(lam, 0, None))  # K = A A^T
         R = float(np.sqrt(np.max(np.diag(problem.gram()))))
     else:
-        dist = float(np.linalg.norm(np.asarray(_signed(problem).T @ qv).ravel()))
+        A = _signed(problem)
         R = float(problem.row_norms().max())
+    # minimise the norm itself (an SOC), not its square: the square's solver tolerance would become
+    # the square root of it in the distance
+    prob = cp.Problem(cp.Minimize(cp.norm(A.T @ q, 2)), cons)
+    prob.solve(solver=solver or "CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    qv = np.clip(q.value, 0, None)
+    qv /= qv.sum()
+    dist = float(np.linalg.norm(np.asarray(A.T @ qv).ravel()))
     return {"dual_point": qv, "hull_distance": dist, "separable": dist > HULL_TOL * max(R, 1e-300)}
 
 

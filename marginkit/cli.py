@@ -1,0 +1,99 @@
+"""The command line: ``marginkit list | solve | compare | bench``. No math here: it parses, delegates to the
+library and prints. Bad arguments exit with status 2 and a one-line message, never a traceback."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"marginkit: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser():
+    p = _Parser(prog="marginkit", description="Margin problems: certified references and first-order plans.")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    sub.required = True
+    sub.add_parser("list", help="problems in the catalog and their methods")
+    s = sub.add_parser("solve", help="solve a catalog problem (or an .npz instance file) with one method")
+    s.add_argument("name")
+    s.add_argument("--method", default="cvxpy")
+    s.add_argument("--solver", default=None, help="CVXPY solver for --method cvxpy (CLARABEL, ECOS, SCS)")
+    c = sub.add_parser("compare", help="cross-validate methods against the certified reference")
+    c.add_argument("name")
+    c.add_argument("--methods", default=None, help="comma-separated list (default: every listed method)")
+    c.add_argument("--plot", default=None, metavar="FILE", help="write convergence curves as PNG")
+    for q in (s, c):
+        q.add_argument("--max-iter", type=int, default=None)
+        q.add_argument("--tol", type=float, default=None)
+        q.add_argument("--seed", type=int, default=0)
+        q.add_argument("--quick", action="store_true", help="reduced instance size (as used by the tests)")
+    s.add_argument("--verbose", action="store_true")
+    b = sub.add_parser("bench", help="performance suite: times and ratios against CVXPY and scikit-learn")
+    b.add_argument("--quick", action="store_true", help="tiny sizes (what the test suite runs)")
+    b.add_argument("--output", default=None, help="where to write results.json (default benchmarks/results.json)")
+    b.add_argument("--only", default=None, help="comma-separated row names to run")
+    return p
+
+
+def _run_options(args):
+    opts = {"seed": args.seed}
+    if args.max_iter is not None:
+        opts["max_iter"] = args.max_iter
+    if args.tol is not None:
+        opts["tol"] = args.tol
+    return opts
+
+
+def main(argv=None) -> int:
+    import marginkit
+    from marginkit import ProblemError, catalog
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            for name in catalog.names():
+                inst = catalog.get(name)
+                print(f"{name:28s} {inst.problem:20s} {inst.description}")
+                prob = inst.build(quick=True)
+                print(f"{'':28s} methods: {', '.join(marginkit.methods(prob))}")
+            return 0
+        if args.command == "solve":
+            prob = catalog.load(args.name, quick=args.quick)
+            if args.method == "cvxpy":
+                res = prob.solve("cvxpy", **({"solver": args.solver} if args.solver else {}))
+            else:
+                res = prob.solve(args.method, verbose=args.verbose, **_run_options(args))
+            print(res)
+            if res.certificate:
+                shown = {k: v for k, v in res.certificate.items() if isinstance(v, (int, float, str))}
+                print("certificate:", ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                                                for k, v in shown.items()))
+            return 0
+        if args.command == "compare":
+            prob = catalog.load(args.name, quick=args.quick)
+            methods = args.methods.split(",") if args.methods else None
+            opts = _run_options(args)
+            opts.setdefault("max_iter", 1000)
+            rep = marginkit.cross_validate(prob, methods=methods, **opts)
+            print(rep.table())
+            if args.plot:
+                rep.plot(args.plot, title=f"{args.name}: gap against iteration")
+                print(f"figure written to {args.plot}")
+            return 0
+        if args.command == "bench":
+            from marginkit import bench
+            return bench.main(quick=args.quick, output=args.output,
+                              only=args.only.split(",") if args.only else None)
+    except ProblemError as exc:
+        print(f"marginkit: error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"marginkit: error: {exc}", file=sys.stderr)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

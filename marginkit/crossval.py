@@ -1,0 +1,120 @@
+"""Cross-validation of the first-order plans against the certified reference (benchopt's idea: the
+problem, the methods and the comparison are separate; marginkit supplies the exact optimum)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import ProblemError
+from .reductions import method_spec, methods as _methods
+
+GAP_METRICS = ("margin_gap", "objective_gap")
+
+
+def _relative_gaps(problem, res, ref) -> dict:
+    out = {"objective_gap": np.nan, "margin_gap": np.nan, "angle_gap": np.nan}
+    if ref.status not in ("optimal", "optimal_inaccurate"):
+        return out
+    if np.isfinite(ref.value) and np.isfinite(res.value):
+        sign = -1.0 if problem.form == "PerturbedSVMDual" else 1.0  # a maximisation
+        out["objective_gap"] = sign * (res.value - ref.value) / max(abs(ref.value), 1e-300)
+    if np.isfinite(ref.margin) and ref.margin > 0 and np.isfinite(res.margin):
+        out["margin_gap"] = (ref.margin - res.margin) / ref.margin
+    if res.w is not None and ref.w is not None and np.shape(res.w) == np.shape(ref.w):
+        nw, ns = np.linalg.norm(res.w), np.linalg.norm(ref.w)
+        if nw > 0 and ns > 0:
+            out["angle_gap"] = 1.0 - float(res.w @ ref.w) / (nw * ns)
+    return out
+
+
+def _agrees(problem, gaps, res, ref, tol) -> bool:
+    """Margin problems agree on the relative margin gap; the others on the relative objective gap.
+    A reference that is infeasible is matched by a method that does not claim a separator."""
+    if ref.status == "infeasible":
+        return res.status in ("infeasible", "user_limit") and not (np.isfinite(res.margin) and res.margin > 0)
+    if res.status in ("solver_error", "infeasible", "unbounded"):
+        return False
+    key = "margin_gap" if problem.form == "MaxMargin" else "objective_gap"
+    g = gaps[key]
+    return bool(np.isfinite(g) and -10 * tol <= g <= tol) if key == "objective_gap" else bool(np.isfinite(g) and g <= tol)
+
+
+@dataclass
+class Report:
+    """Rows of ``cross_validate``: one per method plus the reference, with gaps relative to it."""
+
+    problem: object
+    reference: object
+    rows: list = field(default_factory=list)
+    results: dict = field(default_factory=dict)
+
+    def table(self) -> str:
+        cols = ["method", "status", "iterations", "time", "objective_gap", "margin_gap", "angle_gap", "tolerance", "agrees"]
+        fmt = {"time": "{:.3g}s", "objective_gap": "{:.2e}", "margin_gap": "{:.2e}", "angle_gap": "{:.2e}",
+               "tolerance": "{:.0e}"}
+        cells = [[(fmt.get(c, "{}").format(r[c]) if isinstance(r[c], float) and np.isfinite(r[c])
+                   else ("-" if isinstance(r[c], float) else str(r[c]))) for c in cols] for r in self.rows]
+        widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+        line = "  ".join(c.ljust(w) for c, w in zip(cols, widths))
+        out = [f"{self.problem!r}; reference: {self.reference.status}, value {self.reference.value:.10g}, "
+               f"margin {self.reference.margin:.10g}", line, "-" * len(line)]
+        out += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+        return "\n".join(out)
+
+    def plot(self, path: str, metric: str | None = None, title: str | None = None) -> str:
+        """Convergence curves (metric gap against iteration, log–log) as a PNG."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        if metric is None:
+            metric = "margin_gap" if self.problem.form == "MaxMargin" else "objective_gap"
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        for name, res in self.results.items():
+            tr = res.trace
+            if tr is None or metric not in tr:
+                continue
+            it, val = tr["iteration"], np.abs(tr[metric])
+            ok = (it > 0) & np.isfinite(val) & (val > 0)
+            if ok.any():
+                ax.loglog(it[ok], val[ok], label=name, lw=1.6)
+        ax.set_xlabel("iteration t")
+        ax.set_ylabel({"margin_gap": "margin gap  γ* − γ(w_t)", "objective_gap": "relative objective gap"}
+                      .get(metric, metric))
+        ax.set_title(title or repr(self.problem))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        return path
+
+
+def cross_validate(problem, methods=None, method_options: dict | None = None, solver: str | None = None,
+                   **options) -> Report:
+    """Run each method (default: every method listed for ``problem``) and the certified reference on the
+    same problem. ``options`` (e.g. ``max_iter``, ``seed``) go to every first-order method;
+    ``method_options={"diagonal": {...}}`` to one."""
+    available = _methods(problem)
+    if methods is None:
+        methods = [m for m in available if m != "cvxpy"]
+    for m in methods:
+        if m not in available:
+            raise ProblemError(f"method {m!r} does not apply to {problem!r}; available: {', '.join(available)}")
+    method_options = method_options or {}
+    ref = problem.reference(solver=solver)
+    rep = Report(problem=problem, reference=ref)
+    rep.rows.append({"method": "cvxpy", "status": ref.status, "iterations": ref.iterations, "time": ref.time,
+                     "objective_gap": 0.0, "margin_gap": 0.0, "angle_gap": 0.0, "tolerance": 1e-6,
+                     "agrees": ref.status in ("optimal", "infeasible")})
+    rep.results["cvxpy"] = ref
+    for m in methods:
+        if m == "cvxpy":
+            continue
+        res = problem.solve(m, **{**options, **method_options.get(m, {})})
+        gaps = _relative_gaps(problem, res, ref)
+        tol = method_spec(problem, m).tolerance
+        rep.rows.append({"method": m, "status": res.status, "iterations": res.iterations, "time": res.time,
+                         **gaps, "tolerance": tol, "agrees": _agrees(problem, gaps, res, ref, tol)})
+        rep.results[m] = res
+    return rep

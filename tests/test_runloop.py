@@ -1,0 +1,102 @@
+"""The one run loop: budgets, callback, verbose log, trace schedule, warm start, stepping."""
+import io
+import contextlib
+
+import numpy as np
+import pytest
+
+import marginkit as mk
+
+
+@pytest.fixture(scope="module")
+def problem(small_separable):
+    return mk.MaxMargin(*small_separable)
+
+
+def test_max_iter_is_a_user_limit(problem):
+    res = problem.solve("normalized-gd", max_iter=7, tol=0)
+    assert res.status == "user_limit" and res.iterations == 7
+
+
+def test_time_limit_stops_the_run(problem):
+    res = problem.solve("dual-accelerated", max_iter=10**9, tol=0, time_limit=0.2)
+    assert res.status == "user_limit" and 0.15 < res.time < 5.0
+
+
+def test_callback_returning_true_stops(problem):
+    seen = []
+
+    def cb(state):
+        seen.append(state.t)
+        return state.t >= 5
+    res = problem.solve("dual-accelerated", callback=cb, tol=0)
+    assert res.status == "user_limit" and res.iterations == 5 and seen[-1] == 5
+
+
+def test_geometric_trace_is_short_and_ends_at_last_iterate(problem):
+    res = problem.solve("dual-accelerated", max_iter=5000, tol=0)
+    it = res.trace["iteration"]
+    assert it[0] == 0 and it[-1] == 5000
+    assert len(it) < 300  # about 60 records a decade
+    assert np.all(np.diff(it) > 0)
+    lengths = {len(res.trace[k]) for k in res.trace.keys()}
+    assert lengths == {len(it)}
+
+
+def test_trace_every_k(problem):
+    res = problem.solve("normalized-gd", max_iter=50, tol=0, trace=10)
+    assert list(res.trace["iteration"]) == [0, 10, 20, 30, 40, 50]
+
+
+def test_trace_has_reference_gaps_once_reference_is_known(problem):
+    problem.reference()
+    res = problem.solve("dual-accelerated", max_iter=200)
+    for key in ("margin", "margin_gap", "angle_gap", "dist_to_opt", "dual_bound"):
+        assert key in res.trace
+    assert np.all(res.trace["margin_gap"] >= -1e-9)
+
+
+def test_verbose_prints_a_table(problem):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        problem.solve("dual-accelerated", max_iter=30, verbose=True)
+    out = buf.getvalue()
+    assert "iter" in out and "margin" in out and "status:" in out
+
+
+def test_warm_start_from_a_result_continues_progress(problem):
+    first = problem.solve("normalized-gd", max_iter=200, tol=0)
+    again = problem.solve("normalized-gd", max_iter=200, tol=0, warm_start=first)
+    assert again.margin > first.margin
+
+
+def test_seed_makes_stochastic_runs_reproducible(problem):
+    a = problem.solve("dual-accelerated-stochastic", max_iter=100, seed=3)
+    b = problem.solve("dual-accelerated-stochastic", max_iter=100, seed=3)
+    c = problem.solve("dual-accelerated-stochastic", max_iter=100, seed=4)
+    assert np.array_equal(a.w, b.w) and not np.array_equal(a.w, c.w)
+
+
+@pytest.mark.parametrize("opts, arg", [({"max_iter": -1}, "max_iter"), ({"tol": -1.0}, "tol"),
+                                       ({"time_limit": 0}, "time_limit"), ({"callback": 3}, "callback"),
+                                       ({"trace": "sometimes"}, "trace")])
+def test_bad_run_options_are_problem_errors(problem, opts, arg):
+    with pytest.raises(mk.ProblemError, match=arg):
+        problem.solve("dual-accelerated", **opts)
+
+
+def test_compiled_plan_runs_and_steps(problem):
+    plan = problem.compile("dual-accelerated", max_iter=50)
+    res = plan.run()
+    assert isinstance(res, mk.Result) and res.iterations == 50 or res.status == "optimal"
+    states = list(plan.iterate(3))
+    assert [s.t for s in states] == [0, 1, 2, 3]
+
+
+def test_result_predict_returns_user_labels():
+    X = np.array([[1.0, 2.0], [-1.0, -1.5], [2.0, 1.0], [-2.0, -0.5]])
+    y = np.array(["cat", "dog", "cat", "dog"])
+    res = mk.MaxMargin(X, y).solve("dual-accelerated", max_iter=100)
+    assert list(res.classes_) == ["cat", "dog"]  # sorted: cat -> -1, dog -> +1
+    assert list(res.predict(X)) == list(y)
+    assert list(mk.MaxMargin(X, y).reference().predict(X)) == list(y)
