@@ -120,7 +120,7 @@ def methods(problem) -> list[str]:
         ok, _ = spec.supports(prob)
         if ok and spec.name not in names:
             names.append(spec.name)
-    return names
+    return sorted(names, key=lambda m: m != "cvxpy")  # the reference first, then graph order
 
 
 def method_spec(problem, method: str) -> MethodSpec:
