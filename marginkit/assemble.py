@@ -88,3 +88,34 @@ def constraint_violation(problem, w) -> float:
     if problem.form == "MinNormFeasibility" and problem.constraint == "interpolation":
         return float(np.max(np.abs(r - problem.y)))
     return float(max(0.0, np.max(1.0 - problem.y * r)))
+
+
+def fill_test_error(problem, res, test_set) -> None:
+    """``trace["test_error"]`` (fraction of misclassified test points at each recorded iterate) and
+    ``res.info["test_error"]`` for the returned classifier. Labels are the user's own values."""
+    from ._validation import ProblemError, check_matrix
+    try:
+        Xt, yt = test_set
+    except (TypeError, ValueError):
+        raise ProblemError("test_set must be a pair (X_test, y_test)") from None
+    Xt = check_matrix(Xt, "test_set X")
+    yt = np.asarray(yt)
+    if Xt.shape[0] != yt.shape[0] or Xt.shape[1] != problem.X.shape[1]:
+        raise ProblemError(f"test_set has shapes {Xt.shape}, {yt.shape}; expected (m, {problem.X.shape[1]}), (m,)")
+    res.info["test_error"] = float(np.mean(res.predict(Xt) != yt))
+    tr = res.trace
+    if tr is None or len(tr.iterates) != len(tr) or any(v is None for v in tr.iterates):
+        return
+    classes = problem.classes_
+    errs = []
+    for v in tr.iterates:
+        if np.shape(v) == (problem.X.shape[1],):
+            f = np.asarray(Xt @ v).ravel()
+        elif np.shape(v) == (problem.X.shape[0],) and getattr(problem, "kernel", None) is not None:
+            from .kernels import gram
+            f = gram(problem.kernel, problem.gamma, Xt, problem.X) @ v
+        else:
+            return
+        pred = np.where(f > 0, classes[1], classes[0]) if classes is not None else np.sign(f)
+        errs.append(float(np.mean(pred != yt)))
+    tr.set("test_error", errs)

@@ -172,11 +172,15 @@ def solve(problem, method: str = "cvxpy", **options):
 
 def run_compiled(plan, **options):
     """Run a compiled plan and map its solution back through the chain to a ``Result``."""
-    from .assemble import build_result
+    from .assemble import build_result, fill_test_error
     sol = plan.run_solution(**options)
     for red, inv in reversed(plan.chain):
         sol = red.invert(sol, inv)
-    return build_result(plan.origin, sol, plan.method)
+    res = build_result(plan.origin, sol, plan.method)
+    test_set = {**plan.run_defaults, **options}.get("test_set")
+    if test_set is not None:
+        fill_test_error(plan.origin, res, test_set)
+    return res
 
 
 def method_table() -> str:

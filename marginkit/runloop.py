@@ -26,7 +26,7 @@ from ._validation import ProblemError
 from .result import Trace
 
 RUN_OPTIONS = ("max_iter", "tol", "time_limit", "callback", "seed", "verbose", "warm_start", "trace",
-               "check_every")
+               "check_every", "test_set")
 
 
 @dataclass
@@ -100,8 +100,12 @@ class _Log:
 
 def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit: float | None = None,
         callback: Callable[[Any], bool] | None = None, seed=None, verbose: bool = False,
-        warm_start=None, trace="geometric", check_every: int = 1) -> Solution:
-    """Run ``plan`` until its certificate meets ``tol`` or a budget is exhausted."""
+        warm_start=None, trace="geometric", check_every: int = 1, test_set=None) -> Solution:
+    """Run ``plan`` until its certificate meets ``tol`` or a budget is exhausted.
+
+    ``test_set=(X_test, y_test)`` adds a ``test_error`` column to the trace; it is computed after the run
+    from the recorded iterates (see :func:`marginkit.assemble.fill_test_error`), never inside the loop.
+    """
     max_iter = plan.default_max_iter if max_iter is None else max_iter
     tol = plan.default_tol if tol is None else tol
     _check_run_options(max_iter, tol, time_limit, callback)

@@ -100,3 +100,15 @@ def test_result_predict_returns_user_labels():
     assert list(res.classes_) == ["cat", "dog"]  # sorted: cat -> -1, dog -> +1
     assert list(res.predict(X)) == list(y)
     assert list(mk.MaxMargin(X, y).reference().predict(X)) == list(y)
+
+
+def test_test_set_adds_test_error_to_trace_and_info(digits01):
+    X, y = digits01
+    P = mk.MaxMargin(X[::2], y[::2])
+    res = P.solve("dual-accelerated", max_iter=100, test_set=(X[1::2], y[1::2]))
+    err = res.trace["test_error"]
+    assert len(err) == len(res.trace) and np.all((0 <= err) & (err <= 1))
+    assert res.info["test_error"] == pytest.approx(np.mean(res.predict(X[1::2]) != y[1::2]))
+    assert err[0] >= 0.4  # w_0 = 0 predicts one class only
+    with pytest.raises(mk.ProblemError, match="test_set"):
+        P.solve("dual-accelerated", max_iter=5, test_set=(X[:3, :5], y[:3]))
