@@ -46,8 +46,14 @@ class SignedData:
 def spectral_norm_sq(X, tol: float = 1e-6, seed: int = 0) -> float:
     """``||X||_2^2`` (largest eigenvalue of ``X^T X``) without forming ``X^T X`` or ``X X^T``."""
     n, d = X.shape
-    if min(n, d) <= 200 and not sp.issparse(X):
-        return float(np.linalg.norm(X, 2) ** 2)
+    if d <= 500:  # the d×d Gram matrix is small: exact eigenvalue (also avoids eigsh's k < d limit)
+        G = X.T @ X
+        G = G.toarray() if sp.issparse(G) else G
+        return float(np.linalg.eigvalsh(G)[-1]) * (1 + 1e-12)
+    if n <= 500:
+        G = X @ X.T
+        G = G.toarray() if sp.issparse(G) else G
+        return float(np.linalg.eigvalsh(G)[-1]) * (1 + 1e-12)
     op = spla.LinearOperator((d, d), matvec=lambda v: np.asarray(X.T @ (X @ v)).ravel(), dtype=float)
     v0 = np.random.default_rng(seed).standard_normal(d)
     val = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol, return_eigenvectors=False)[0]

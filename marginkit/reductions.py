@@ -151,13 +151,31 @@ def compile_method(problem, method: str, **options):
     run_opts = {k: v for k, v in options.items() if k in RUN_OPTIONS}
     params = {k: v for k, v in options.items() if k not in RUN_OPTIONS}
     if method == "cvxpy":
+        _check_params(spec, {k: v for k, v in params.items() if k != "solver"}, solver_options=True)
         if run_opts:
             raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")
         return spec.build(prob, **params).cvxpy_problem
+    _check_params(spec, params)
     plan = spec.build(prob, **params)
     plan.run_defaults = run_opts
     plan.origin, plan.chain, plan.method = problem, chain, method
     return plan
+
+
+def _check_params(spec, params, solver_options=False):
+    """Unknown method options are a ``ProblemError`` naming them (not a bare ``TypeError``)."""
+    import inspect
+    if solver_options or not params:
+        return  # the reference passes remaining options to the CVXPY solver, which checks them
+    sig = inspect.signature(spec.build)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return
+    known = [p for p in list(sig.parameters)[1:]]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        from .runloop import RUN_OPTIONS
+        raise ProblemError(f"unknown option(s) {unknown} for method {spec.name!r}; its options: "
+                           f"{', '.join(known) or 'none'}; run options: {', '.join(RUN_OPTIONS)}")
 
 
 def solve(problem, method: str = "cvxpy", **options):

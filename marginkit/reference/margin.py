@@ -6,6 +6,8 @@ Formulations follow the digests (dual-acceleration-and-dykstra.md Part C, hinge-
 """
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
@@ -45,7 +47,9 @@ def hull_certificate(problem, solver=None) -> dict:
     # minimise the norm itself (an SOC), not its square: the square's solver tolerance would become
     # the square root of it in the distance
     prob = cp.Problem(cp.Minimize(cp.norm(A.T @ q, 2)), cons)
-    prob.solve(solver=solver or "CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    with warnings.catch_warnings():  # accuracy is judged below from the distance itself
+        warnings.simplefilter("ignore", UserWarning)
+        prob.solve(solver=solver or "CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     qv = np.clip(q.value, 0, None)
     qv /= qv.sum()
     dist = float(np.linalg.norm(np.asarray(A.T @ qv).ravel()))
