@@ -151,3 +151,87 @@ def noisy_labels(y, fraction: float, seed: int = 0):
     idx = rng.choice(len(y), size=k, replace=False)
     y[idx] = -y[idx]
     return y
+
+
+# --- Hough & Vavasis (fista-esp-and-svm.md §4): LIBSVM files, MNIST and 2-D ellipsoids, SVM data -------------
+
+
+def load_libsvm(path, n_features: int | None = None):
+    """Read a LIBSVM/svmlight file (``label index:value ...``) with ``sklearn.datasets.load_svmlight_file``:
+    ``(X as CSR float64, y)``. ``n_features`` fixes the width (files of a train/test pair may differ)."""
+    from sklearn.datasets import load_svmlight_file
+    if not os.path.exists(path):
+        raise ProblemError(f"path {path!r} does not exist")
+    try:
+        X, y = load_svmlight_file(path, n_features=n_features, dtype=np.float64)
+    except ValueError as exc:
+        raise ProblemError(f"cannot read LIBSVM file {path!r}: {exc}") from None
+    return sp.csr_matrix(X), np.asarray(y)
+
+
+def mnist_ellipsoids(n_c: int, n_d: int, digits=(0, 1), eps: float = 1e-10, alpha: float = 0.5, seed: int = 0):
+    """The ellipsoids of Hough & Vavasis §4.1 from the MNIST sample: ``n_c`` random images of ``digits[0]`` (class
+    C) and ``n_d`` of ``digits[1]`` (class D); centre ``x`` = pixels/255, diagonal shape ``ε + α(1 − |2x − 1|)``
+    (semi-axis ½ for grey pixels, ~0 for pure black/white). Returns ``(centers_c, shapes_c, centers_d, shapes_d)``
+    with shapes as ``(k, 784)`` diagonals."""
+    X, lab = load_mnist()
+    rng = np.random.default_rng(seed)
+    out = []
+    for digit, k in ((digits[0], n_c), (digits[1], n_d)):
+        pool = np.flatnonzero(lab == digit)
+        if k > pool.size:
+            raise ProblemError(f"the MNIST sample has {pool.size} images of digit {digit}; asked for {k}")
+        x = X[rng.choice(pool, size=k, replace=False)] / 255.0
+        out += [x, eps + alpha * (1.0 - np.abs(2.0 * x - 1.0))]
+    return tuple(out)
+
+
+def ellipses_2d(distance: float, omega: float = 0.1, eps: float = 1e-3, seed: int = 0):
+    """Figure 3 of Hough & Vavasis: two ellipses ``A_k = ω Q_k Q_kᵀ + ε I`` (``Q_k`` standard normal 2×2, drawn
+    once per seed) centred at ``(∓distance, 0)``. Returns ``(centers_c, shapes_c, centers_d, shapes_d)``, dense."""
+    Q = np.random.default_rng(seed).standard_normal((2, 2, 2))
+    A = omega * np.einsum("kij,klj->kil", Q, Q) + eps * np.eye(2)
+    return np.array([[-distance, 0.0]]), A[:1], np.array([[distance, 0.0]]), A[1:]
+
+
+A9A_GROUPS = (5, 5, 5, 5, 5, 5, 8, 16, 7, 14, 6, 5, 2, 35)  # 14 one-hot groups, 123 binary columns
+
+
+def a9a_like(n: int = 22696, seed: int = 0, positive_rate: float = 0.24):
+    """A synthetic stand-in for LIBSVM's a9a/a8a (Adult): ``n`` rows, 123 binary features in 14 one-hot groups
+    (exactly 14 ones per row, as in a9a), sparse CSR; labels from a seeded logistic model with an intercept giving
+    about ``positive_rate`` positives (Adult's rate). Not the real data (nothing is downloaded)."""
+    rng = np.random.default_rng(seed)
+    cols, offset = [], 0
+    for size in A9A_GROUPS:
+        p = rng.dirichlet(np.full(size, 0.8))
+        cols.append(offset + rng.choice(size, size=n, p=p))
+        offset += size
+    indices = np.column_stack(cols).ravel()
+    X = sp.csr_matrix((np.ones(indices.size), indices, np.arange(0, indices.size + 1, len(A9A_GROUPS))),
+                      shape=(n, offset))
+    s = np.asarray(X @ rng.normal(0.0, 0.9, size=offset)).ravel()
+    s -= np.quantile(s, 1.0 - positive_rate)
+    y = np.where(rng.random(n) < 1.0 / (1.0 + np.exp(-s)), 1.0, -1.0)  # label noise: linear accuracy ~0.85
+    return X, y
+
+
+def svm_data_model(n: int = 600, d: int = 5, sigma1: float = 1.0, sigma2: float = 1.0, rho: float = 0.01,
+                   nu: float = 0.001, seed: int = 0):
+    """The data model of Hough & Vavasis §3.3 (digest §1.8): ``j0`` class-``+1`` points uniform in
+    ``B(σ1 e_1, ρ)`` (``J_c``), ``l0`` class-``−1`` points in ``B(−σ2 e_1, ρ)`` (``J_d``), ``floor(νn)`` noise points
+    with random labels in ``B(((σ1 − σ2)/2) e_1, (σ1 + σ2)/2 + ρ)``. Returns ``(X, y, J_c, J_d)``."""
+    rng = np.random.default_rng(seed)
+    n_noise = int(np.floor(nu * n))
+    j0 = (n - n_noise) // 2
+    l0 = n - n_noise - j0
+
+    def ball(k, centre, radius):
+        u = rng.standard_normal((k, d))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        return centre + radius * rng.random((k, 1)) ** (1.0 / d) * u
+    e1 = np.eye(d)[0]
+    X = np.vstack([ball(j0, sigma1 * e1, rho), ball(l0, -sigma2 * e1, rho),
+                   ball(n_noise, 0.5 * (sigma1 - sigma2) * e1, 0.5 * (sigma1 + sigma2) + rho)])
+    y = np.concatenate([np.ones(j0), -np.ones(l0), rng.choice([-1.0, 1.0], size=n_noise)])
+    return X, y, np.arange(j0), np.arange(j0, j0 + l0)

@@ -62,8 +62,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         The method's own parameters under the paper's names (e.g. ``{"loss": "logistic"}``) and the
         other run options (``time_limit``, ``warm_start``, ``trace``, ...). For ``"perturbed-dual"``,
         ``gamma`` and ``mu`` here are the problem's parameters. Extra keyword arguments of the
-        constructor are merged into this dict, so ``MarginClassifier(loss="logistic")`` works; in
-        ``set_params`` and grid searches use ``method_options`` itself.
+        constructor and of ``set_params`` are merged into this dict, so ``MarginClassifier(loss="logistic")``
+        and a grid over ``{"loss": [...]}`` work; ``get_params`` lists them under ``method_options``
+        (which keeps ``clone`` exact). A misspelled name is therefore only rejected by ``fit``.
 
     Attributes
     ----------
@@ -107,6 +108,17 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         if extra_options and (method_options is None or isinstance(method_options, dict)):
             method_options = {**(method_options or {}), **extra_options}
         self.method_options = method_options
+
+    def set_params(self, **params):
+        """Set parameters; names that are not parameters of the estimator go into ``method_options``
+        (the counterpart of the constructor's extra keywords)."""
+        names = self._get_param_names()
+        extra = {k: params.pop(k) for k in list(params) if k not in names}
+        super().set_params(**params)
+        if extra:
+            options = self.method_options if isinstance(self.method_options, dict) else {}
+            self.method_options = {**options, **extra}
+        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -174,10 +186,14 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def _check_result(self, problem, result, options):
         """Turn the statuses a scikit-learn user must hear about into a warning or an error."""
         who = f"MarginClassifier(problem={self.problem!r}, method={self.method!r})"
-        separable_hint = (" through the origin (bias=False); try bias=True with method='cvxpy', or"
-                          if not problem.bias and problem.kernel is None else ";")
-        not_separable = (f"{who}: the training data are not linearly separable{separable_hint} "
-                         "use problem='soft-margin', which accepts any data")
+        if getattr(problem, "kernel", None) is not None:
+            how = f"separable with kernel={self.kernel!r};"
+        elif getattr(problem, "bias", True):
+            how = "linearly separable;"
+        else:
+            how = "linearly separable through the origin (bias=False); try bias=True with method='cvxpy', or"
+        not_separable = (f"{who}: the training data are not {how} use problem='soft-margin', which "
+                         "accepts any data")
         if result.status == "infeasible":
             if self.problem == "max-margin":
                 raise ValueError(not_separable)
@@ -187,15 +203,18 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         if result.status == "user_limit":
             if self.problem == "max-margin" and not result.margin > 0 and _certified_not_separable(problem):
                 raise ValueError(not_separable)
-            warnings.warn(f"{who} stopped at a budget before its certificate met the tolerance: "
+            tol = f"tol={options['tol']:g}" if "tol" in options else "the method's default tol"
+            warnings.warn(f"{who} stopped at its budget before its certificate met {tol}: "
                           f"{_budget_reached(result, options)}. Increase max_iter (or tol)",
                           ConvergenceWarning, stacklevel=3)
 
     def _set_model(self, problem, result):
+        for stale in ("coef_", "dual_coef_", "support_"):  # from an earlier fit with other parameters
+            self.__dict__.pop(stale, None)
         self.result_ = result
         self.n_iter_ = int(result.iterations)
         self.intercept_ = np.array([float(result.b)])
-        if problem.kernel is None and result.w is not None:
+        if getattr(problem, "kernel", None) is None and result.w is not None:
             self.coef_ = np.asarray(result.w, dtype=np.float64).reshape(1, -1)
         dual = _dual_coef(problem, result)
         if dual is not None:

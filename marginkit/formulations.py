@@ -239,6 +239,19 @@ class PerturbedSVMDual(_LabelledData):
         from .svm_forms import PerturbedSVMPrimal
         return PerturbedSVMPrimal(self)
 
+    def _assemble(self, sol) -> dict:
+        """Result fields: the classifier ``(w, b)``, ``value`` = the dual objective (15) at the returned ``a``
+        (recomputed), the margin of ``(w, b)`` and, in ``info``, the primal value (20) at ``(w, b)``."""
+        out = {"classes_": self.classes_, "info": dict(sol.info)}
+        a = sol.dual.get("a")
+        out["value"] = self.dual_objective(a) if a is not None else np.nan
+        if sol.w is None:
+            return {**out, "w": None, "b": np.nan, "margin": np.nan}
+        w, b = np.asarray(sol.w, float), float(sol.b)
+        out.update(w=w, b=b, margin=self.margin_of(w, b))
+        out["info"]["primal_value"] = self.primal().objective(w, b)
+        return out
+
     def __repr__(self):
         return f"PerturbedSVMDual(n={self.n}, d={self.d}, gamma={self.gamma:g}, mu={self.mu:g})"
 
@@ -315,6 +328,32 @@ class EllipsoidSeparation(Problem):
         """Boolean arrays: which C- and D-ellipsoids lie strictly on their side of ``wᵀz + b = 0``."""
         hi_c, lo_d = self.support_values(w)
         return hi_c + b < 0, lo_d + b > 0
+
+    def _assemble(self, sol) -> dict:
+        """Result fields recomputed on the user's data: which ellipsoids ``(w, b)`` separates (``info``), the
+        certified margin ``min(−max_{C_i}(wᵀz + b), min_{D_i}(wᵀz + b))/||w||`` (0 without a hyperplane) and
+        ``value`` = ``f(x) = ½||𝒜x − b||²`` of (5) at the returned dual point. A status ``optimal`` whose
+        hyperplane does not separate every ellipsoid on the raw data is downgraded to ``optimal_inaccurate``."""
+        from .ellipsoids import esp_operator
+        info = dict(sol.info)
+        out = {"classes_": None, "w": None, "b": np.nan, "margin": 0.0, "value": np.nan, "info": info}
+        xc, xd = sol.dual.get("x_c"), sol.dual.get("x_d")
+        if xc is not None and xd is not None:
+            out["value"] = esp_operator(self).objective(xc, xd)
+        if sol.w is None:
+            info.update(separated_c=np.zeros(self.shape[0], bool), separated_d=np.zeros(self.shape[1], bool),
+                        separates_all=False)
+            return out
+        w, b = np.asarray(sol.w, float), float(sol.b)
+        hi_c, lo_d = self.support_values(w)
+        sep_c, sep_d = hi_c + b < 0, lo_d + b > 0
+        ok = bool(sep_c.all() and sep_d.all())
+        info.update(separated_c=sep_c, separated_d=sep_d, separates_all=ok)
+        nw = float(np.linalg.norm(w))
+        out.update(w=w, b=b, margin=min(float(-(hi_c + b).max()), float((lo_d + b).min())) / nw if nw > 0 else 0.0)
+        if sol.status == "optimal" and not ok:
+            out["status"] = "optimal_inaccurate"
+        return out
 
     def __repr__(self):
         j, l, d = self.shape

@@ -32,6 +32,11 @@ def conjugate_exponent(p: float) -> float:
     return p / (p - 1.0)
 
 
+def grad_conjugate(u: np.ndarray, p: float) -> np.ndarray:
+    """``∇ψ*(u) = ||u||_q^{2−q} u^{[q−1]}`` for ``ψ = ½||·||_p²``: the inverse of ``∇ψ`` (a new array)."""
+    return grad_half_sq_norm(u, conjugate_exponent(p))
+
+
 def bregman_lp(w: np.ndarray, w0, p: float) -> float:
     """``D_ψ(w, w0)`` for ``ψ = ½||·||_p²``; ``½||w||_p²`` when ``w0`` is None."""
     val = 0.5 * lp_norm(w, p) ** 2

@@ -211,8 +211,9 @@ def method_table() -> str:
         for name, spec in sorted(GRAPH.nodes[form].get("methods", {}).items()):
             if name == "cvxpy":
                 continue
+            tol = "separator iff separable" if form == "EllipsoidSeparation" else f"{spec.tolerance:g}"
             rows.append(f"| {form} | `{name}` | {spec.paper} | {spec.algorithm} | {spec.converges_to} | "
-                        f"{spec.rate} | {spec.tolerance:g} |")
+                        f"{spec.rate} | {tol} |")
     edges = [f"- `{d['reduction'].source}` → `{d['reduction'].target}`: {type(d['reduction']).__doc__.strip().splitlines()[0]}"
              for _, _, d in GRAPH.edges(data=True)]
     return "\n".join(rows + ([""] + ["Reductions:"] + edges if edges else []))

@@ -137,6 +137,8 @@ def compute_constants(problem) -> dict:
 
 
 from . import margin  # noqa: E402,F401  (registers MaxMargin, MinNormFeasibility, SoftMarginSVM)
+from ..intersection import register_reference as _register_intersection  # noqa: E402
+_register_intersection()  # ProjectionOntoIntersection keeps its reference beside its sets
 
 try:  # the conic forms (ellipsoids, perturbed SVM dual) live in their own module
     from . import conic  # noqa: E402,F401

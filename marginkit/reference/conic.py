@@ -1,1 +1,299 @@
-"""CVXPY references for the conic forms: ``EllipsoidSeparation`` (an SOCP) and ``PerturbedSVMDual``."""
+"""CVXPY references for the conic forms of Hough & Vavasis: ``EllipsoidSeparation`` (an SOCP), the perturbed SVM
+dual ``PerturbedSVMDual`` (15) and its primal ``PerturbedSVMPrimal`` (20).
+
+Reference: ../shared/papers/fista-esp-and-svm.md §1.3–1.8. CVXPY dual convention (checked with CVXPY 1.9.3): for
+``cp.SOC(−s − Cw, rows A_iᵀw)`` the cone multipliers ``(λ_i, P_i)`` give the (R1) point ``(λ_i, p_i) = (λ_i, −P_i)``
+(the vector part enters the cone with the opposite sign of the paper's ``𝒜ᵀ``).
+
+**ESP.** The reference solves the regularised primal (R2) on the normalised data,
+
+    v_D = argmax_{s,t,w} s + t − ½(s² + t² + ||w||²)   s.t.  ||A_iᵀw|| <= −s − c_iᵀw,  ||B_iᵀw|| <= d_iᵀw − t,
+
+whose Lagrange dual is the FISTA problem (5) (R1): its cone multipliers are a minimiser ``x̄`` of
+``½||𝒜x − b||²`` over ``𝒞``. Certificate: ``primal`` = (R2) value at ``v``, ``dual`` = ``½||b − 𝒜x̄||²`` at the
+multipliers (projected onto ``𝒞``), their gap and the cone violation of ``v``. The hyperplane of ``v_D``
+(``m = (t − s)/2``, Theorem 2.2) is reported only when test (28) certifies it; when it does not and
+``3||v_D|| <= NONSEPARABLE_TOL`` the status is ``infeasible`` (``δ_𝒜 <= 3||v_D||``, Theorem 2.3) with the
+hull point ``x̄`` (``𝒜x̄ ≈ b``: a common point of ``conv ∪C_i`` and ``conv ∪D_i``) as certificate, never a hyperplane.
+"""
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+
+from ..ellipsoids import ESPOperator, esp_operator
+from ..linalg import spectral_norm_sq
+from ..projections import project_soc_rows, project_svm_dual
+from ..runloop import Solution
+from ..svm_forms import best_offset, perturbed_primal_value, smoothed_hinge_grad
+from . import CvxpyReference, certified, register_reference
+
+NONSEPARABLE_TOL = 1e-6  # 3||v_D|| below this (normalised units) and no certified hyperplane -> "infeasible"
+
+
+def _shape_rows(S, w, diagonal):
+    """CVXPY expression of shape (k, d) whose rows are ``S_iᵀ w`` (a sparse stacked map for diagonal shapes)."""
+    k, d = S.shape[0], S.shape[1]
+    if diagonal:
+        M = sp.csr_matrix((S.ravel(), (np.arange(k * d), np.tile(np.arange(d), k))), shape=(k * d, d))
+    else:
+        M = np.transpose(S, (0, 2, 1)).reshape(k * d, d)
+    return cp.reshape(M @ w, (k, d), order="C")
+
+
+def esp_cones(op: ESPOperator, s, t, w):
+    """The constraints of the primal (2): C_i in ``{wᵀz <= −s}``, D_i in ``{wᵀz >= t}`` (Lemma 2.1)."""
+    return [cp.SOC(-s - op.c @ w, _shape_rows(op.A, w, op.diagonal), axis=1),
+            cp.SOC(op.dc @ w - t, _shape_rows(op.B, w, op.diagonal), axis=1)]
+
+
+@register_reference
+class EllipsoidSeparationReference(CvxpyReference):
+    """(R2) on the normalised data; ``v_D``, the (R1) point ``x̄`` and the hyperplane of Theorem 2.2."""
+
+    form = "EllipsoidSeparation"
+
+    def build(self):
+        self.op = esp_operator(self.problem)
+        s, t, w = cp.Variable(), cp.Variable(), cp.Variable(self.op.d)
+        cones = esp_cones(self.op, s, t, w)
+        self._vars = (s, t, w, cones)
+        return cp.Problem(cp.Maximize(s + t - 0.5 * (cp.square(s) + cp.square(t) + cp.sum_squares(w))), cones)
+
+    def extract(self, status):
+        if status not in ("optimal", "optimal_inaccurate"):
+            return Solution(w=None, b=np.nan, status=status)
+        op = self.op
+        s, t, w, (con_c, con_d) = self._vars
+        v = np.concatenate([[float(s.value), float(t.value)], np.asarray(w.value, float)])
+        lam, P = con_c.dual_value
+        mu, Q = con_d.dual_value
+        xc = project_soc_rows(np.column_stack([np.ravel(lam), -np.reshape(P, (op.j, op.d))]))
+        xd = project_soc_rows(np.column_stack([np.ravel(mu), -np.reshape(Q, (op.l, op.d))]))
+        cw, rc, dw, rd = op.support(v[2:])
+        primal = float(v[0] + v[1] - 0.5 * v @ v)
+        dual = op.objective(xc, xd)
+        viol = max(0.0, float(np.max(v[0] + cw + rc)), float(np.max(v[1] - dw + rd)))
+        norm_v = float(np.linalg.norm(v))
+        cert = {"primal": primal, "dual": dual, "duality_gap": dual - primal, "max_violation": viol,
+                "v_D_norm": norm_v, "hull_residual": float(np.linalg.norm(op.b - op.forward(xc, xd)))}
+        info = {"v_D": v, "alpha": op.alpha}
+        status = _certified_status(status, cert)
+        branch, mc, md = op.test28(v)
+        if branch:
+            wu, bu = op.hyperplane(v, branch)
+            info["orientation"] = branch
+            cert.update(certified_margin_c=mc * op.alpha, certified_margin_d=md * op.alpha)
+            return Solution(w=wu, b=bu, status=status, certificate=cert, dual={"x_c": xc, "x_d": xd}, info=info)
+        if 3.0 * norm_v <= NONSEPARABLE_TOL:
+            status = "infeasible"
+            cert["separability_radius_upper"] = 3.0 * norm_v * op.alpha
+        else:  # v_D is not ~0 but does not certify a separator: the solve was not accurate enough
+            status = "optimal_inaccurate"
+        return Solution(w=None, b=np.nan, status=status, certificate=cert, dual={"x_c": xc, "x_d": xd}, info=info)
+
+    @staticmethod
+    def constants(problem) -> dict:
+        """``v_D`` (R2), ``δ_𝒜`` (R3, both conventions of digest §1.5, user units and normalised), ``||𝒜||``,
+        ``||x_0 − x̄||`` for ``x_0 = 0`` and the iteration bounds of Theorem 2.4 (``K_δ`` for both ``δ_𝒜``) and
+        its sharper ``K_v`` (digest §3.1), each as ``max(1, ceil(K))``."""
+        op = esp_operator(problem)
+        ref = problem.reference()
+        L = op.lipschitz()
+        out = {"status": ref.status, "alpha": op.alpha, "L": L, "opnorm_A": float(np.sqrt(L))}
+        M, w_M, m_M = hull_distance_R3(problem)
+        out.update(delta=M * op.alpha, delta_both=0.5 * M * op.alpha, delta_normalized=M,
+                   delta_both_normalized=0.5 * M, hull_distance=M * op.alpha, max_margin_w=w_M,
+                   max_margin_b=None if w_M is None else -op.alpha * m_M)
+        v = ref.info.get("v_D")
+        if v is None:
+            out.update(v_D=None, v_D_norm=np.nan, separable=False)
+            return out
+        nv = float(np.linalg.norm(v))
+        xbar = np.sqrt(float((ref.dual["x_c"] ** 2).sum() + (ref.dual["x_d"] ** 2).sum()))
+        out.update(v_D=v, v_D_norm=nv, s_star=float(v[0]), t_star=float(v[1]), x_bar_norm=xbar,
+                   separable=ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None)
+        out.update(iteration_bounds(np.sqrt(L), xbar, nv, M))
+        return out
+
+
+def iteration_bounds(opnorm: float, dist0: float, v_norm: float, M: float) -> dict:
+    """Theorem 2.4 ``K_δ = 54√2||𝒜||·||x_0 − x̄||/δ² − 1`` for ``δ = M`` and ``δ = M/2``, and the sharper
+    ``K_v = 6√2||𝒜||·||x_0 − x̄||/||v_D||² − 1``; each reported as ``max(1, ceil(K))`` (inf when not separable)."""
+    def bound(K):
+        return float(max(1, int(np.ceil(K)))) if np.isfinite(K) else np.inf
+    num = np.sqrt(2.0) * opnorm * dist0
+    K_delta = 54 * num / M ** 2 - 1 if M > 0 else np.inf
+    K_both = 54 * num / (0.5 * M) ** 2 - 1 if M > 0 else np.inf
+    K_v = 6 * num / v_norm ** 2 - 1 if v_norm > 0 else np.inf
+    return {"iteration_bound": bound(K_delta), "iteration_bound_both": bound(K_both), "iteration_bound_v": bound(K_v)}
+
+
+def hull_distance_R3(problem):
+    """(R3) ``M = max s + t`` s.t. the cones of (2) and ``||w|| <= 1`` on the normalised data: ``M = dist(P, Q)``
+    (0 when not separable). Returns ``(M, unit normal or None, offset m)``."""
+    op = esp_operator(problem)
+    s, t, w = cp.Variable(), cp.Variable(), cp.Variable(op.d)
+    prob = cp.Problem(cp.Maximize(s + t), esp_cones(op, s, t, w) + [cp.norm(w) <= 1])
+    prob.solve(solver="CLARABEL")
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        return np.nan, None, np.nan
+    M = max(0.0, float(prob.value))
+    wv = np.asarray(w.value, float)
+    if M <= 0 or np.linalg.norm(wv) == 0:
+        return M, None, np.nan
+    return M, wv / np.linalg.norm(wv), 0.5 * float(t.value - s.value)
+
+
+def hull_distance_R4(problem) -> float:
+    """(R4) ``M = min ||p − q||`` over ``p ∈ conv ∪C_i``, ``q ∈ conv ∪D_i`` (normalised data); equals (R3)."""
+    op = esp_operator(problem)
+    xc, xd = cp.Variable((op.j, op.d + 1)), cp.Variable((op.l, op.d + 1))
+
+    def hull_point(centres, S, x):
+        if op.diagonal:
+            shaped = cp.sum(cp.multiply(S, x[:, 1:]), axis=0)
+        else:
+            shaped = sum(S[i] @ x[i, 1:] for i in range(S.shape[0]))
+        return centres.T @ x[:, 0] + shaped
+    cons = [cp.SOC(xc[:, 0], xc[:, 1:], axis=1), cp.SOC(xd[:, 0], xd[:, 1:], axis=1),
+            cp.sum(xc[:, 0]) == 1, cp.sum(xd[:, 0]) == 1]
+    prob = cp.Problem(cp.Minimize(cp.norm(hull_point(op.c, op.A, xc) - hull_point(op.dc, op.B, xd))), cons)
+    prob.solve(solver="CLARABEL")
+    return float(prob.value)
+
+
+# --------------------------------------------------------------------------------------------------------
+# The perturbed SVM: dual (15) and primal (20)
+
+
+def _certified_status(status, cert):
+    """Clarabel sometimes stops at "almost solved" with tight settings; marginkit's own certificate decides."""
+    return "optimal" if status == "optimal_inaccurate" and certified(cert) else status
+
+
+def _perturbed_certificate(problem, a, w, t):
+    scores = np.asarray(problem.X @ w).ravel()
+    g = problem.dual_objective(a)
+    f = perturbed_primal_value(w, scores, problem.y, problem.gamma, problem.mu, t)
+    return g, f
+
+
+@register_reference
+class PerturbedSVMDualReference(CvxpyReference):
+    """The perturbed dual (15), vectorised: ``max −½||Xᵀ(y∘a)||² + eᵀa − (μ/2)||a||²`` over
+    ``Ω = {0 <= a <= γ, yᵀa = 0}`` (``u`` = the ``y = +1`` entries, ``v`` = the ``y = −1`` entries).
+
+    The solver's ``a`` is projected onto ``Ω`` exactly, ``w = Xᵀ(y∘a)`` and the offset is Algorithm OFFSET (2.9).
+    Certificate: ``primal`` = the problem's own objective (15) at ``a``, ``dual`` = the value of its Lagrange dual
+    (20) at ``(w, t)`` (an upper bound), ``duality_gap = dual − primal >= 0``, ``max_violation = |yᵀa|``."""
+
+    form = "PerturbedSVMDual"
+
+    def build(self):
+        p = self.problem
+        a = cp.Variable(p.n)
+        w = p.X.T @ cp.multiply(p.y, a)
+        self._vars = (a,)
+        obj = -0.5 * cp.sum_squares(w) + cp.sum(a) - 0.5 * p.mu * cp.sum_squares(a)
+        return cp.Problem(cp.Maximize(obj), [a >= 0, a <= p.gamma, p.y @ a == 0])
+
+    def extract(self, status):
+        p = self.problem
+        if status not in ("optimal", "optimal_inaccurate"):
+            return Solution(w=None, status=status)
+        a = project_svm_dual(np.asarray(self._vars[0].value, float), p.y, p.gamma, method="sort")
+        w = np.asarray(p.X.T @ (p.y * a)).ravel()
+        t = best_offset(np.asarray(p.X @ w).ravel(), p.y, p.gamma, p.mu)
+        g, f = _perturbed_certificate(p, a, w, t)
+        cert = {"primal": g, "dual": f, "duality_gap": f - g, "max_violation": abs(float(p.y @ a)),
+                "violation_scale": p.gamma}
+        return Solution(w=w, b=t, status=_certified_status(status, cert), certificate=cert, dual=svm_dual_parts(p, a))
+
+    @staticmethod
+    def constants(problem) -> dict:
+        """``γ, μ, R = max||x_i||``, ``||H||`` with ``H = diag(y)X``, ``L = μ + ||H||²``, ``κ = L/μ`` and Theorem
+        3.1's bound ``1 + nR²/μ`` (``1 + 128R²`` with the defaults), the V-FISTA contraction ``1 − 1/√κ``; at the
+        optimum ``g* = g(r*)``, ``r*``, ``w*``, ``t*``, the properly classified points (``r*_i < γ``) and
+        ``2g*/μ + ||r*||²`` (``||r_k − r*||² <= (1 − 1/√κ)^k`` times this from ``r_0 = 0``, digest §2.8).
+        The data-model constants of §1.8 need the model's parameters: see :func:`data_model_constants`."""
+        H2 = spectral_norm_sq(problem.X)
+        R = float(problem.row_norms().max())
+        L = problem.mu + H2
+        kappa = L / problem.mu
+        out = {"gamma": problem.gamma, "mu": problem.mu, "n": problem.n, "R": R, "norm_H": float(np.sqrt(H2)),
+               "L": L, "kappa": kappa, "kappa_bound": 1.0 + problem.n * R * R / problem.mu,
+               "vfista_rate": 1.0 - 1.0 / np.sqrt(kappa)}
+        ref = problem.reference()
+        out["status"] = ref.status
+        if ref.status in ("optimal", "optimal_inaccurate"):
+            a = ref.dual["a"]
+            g = float(ref.certificate["primal"])
+            out.update(g_star=g, r_star=a, w_star=ref.w, t_star=ref.b,
+                       properly_classified=np.flatnonzero(a < problem.gamma * (1 - 1e-9)),
+                       initial_distance_sq_bound=2.0 * g / problem.mu + float(a @ a))
+        return out
+
+
+def svm_dual_parts(problem, a) -> dict:
+    return {"a": a, "u": a[problem.y > 0], "v": a[problem.y < 0]}
+
+
+@register_reference
+class PerturbedSVMPrimalReference(CvxpyReference):
+    """The perturbed primal (20): ``min ½||w||² + Σ ψ(y_i(x_iᵀw + t))`` with ``ψ(θ) = huber(pos(1 − θ), μγ)/(2μ)``.
+    Certificate: ``dual`` = (15) at ``a = −ψ'(θ)`` (Theorem 3.3) projected onto ``Ω``."""
+
+    form = "PerturbedSVMPrimal"
+
+    def build(self):
+        p = self.problem
+        w, t = cp.Variable(p.d), cp.Variable()
+        theta = cp.multiply(p.y, p.X @ w + t)
+        self._vars = (w, t)
+        loss = cp.sum(cp.huber(cp.pos(1 - theta), p.mu * p.gamma)) / (2.0 * p.mu)
+        return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + loss))
+
+    def extract(self, status):
+        p = self.problem
+        if status not in ("optimal", "optimal_inaccurate"):
+            return Solution(w=None, status=status)
+        w, t = np.asarray(self._vars[0].value, float), float(self._vars[1].value)
+        theta = p.y * p.scores(w, t)
+        a = project_svm_dual(-smoothed_hinge_grad(theta, p.gamma, p.mu), p.y, p.gamma, method="sort")
+        f = p.objective(w, t)
+        g = p.dual().dual_objective(a)
+        cert = {"primal": f, "dual": g, "duality_gap": f - g, "max_violation": 0.0}
+        return Solution(w=w, b=t, status=_certified_status(status, cert), certificate=cert, dual=svm_dual_parts(p, a))
+
+    @staticmethod
+    def constants(problem) -> dict:
+        return problem.dual().constants()
+
+
+def data_model_constants(sigma1: float, sigma2: float, rho: float, nu: float, n: int, Kbar: float | None = None):
+    """The constants of the data model of §3.3 (digest §1.8): ``ξ`` (Lemma 3.4), ``K`` (Cor. 3.1),
+    ``Δ_0 = (1 − 2K)γ`` (§3.5.1), ``K̄_min`` of (25) and ``Δ₂₆`` of (26) at ``K̄`` (default: midway between
+    ``max(K̄_min, ½)`` and 1), with ``γ = 64/n``. ``valid`` says whether the theory applies ((22), ``K < ½``,
+    ``K̄_min < 1``, ``σ_i ∈ [½, 1]``, ``0 <= ρ < σ``)."""
+    sigma = min(sigma1, sigma2)
+    gamma = 64.0 / n
+    dL = 1.0 / (sigma - rho) - 1.0
+    xi = float(np.sqrt((1 + dL) ** 2 + 32 * nu * (11 + 8 * dL)) - 1)
+    req22 = (1 + xi + 64 * nu) / (sigma - rho)
+    K = 3 * (1 + xi + 64 * nu) / (128 * (sigma - rho)) + 3 * rho * (1 + xi)
+    Kbar_min = 3 * K ** 2 + 3 * rho * (1 + xi) * (4 / 3 + 2 * nu) + 3 * nu * (9 / 4 + 2 * xi) + 0.5
+    lo = max(Kbar_min, 0.5)
+    if Kbar is None:
+        Kbar = 0.5 * (lo + 1.0)
+
+    def delta26(kb):
+        num = (kb - 3 * K ** 2) / 3 - rho * (1 + xi) * (4 / 3 + 2 * nu) - nu * (9 / 4 + 2 * xi) - 1 / 6
+        return num / (4 * np.sqrt(2 * n) * (1 + 2 * rho / 3))
+    valid = (0.5 <= sigma1 <= 1 and 0.5 <= sigma2 <= 1 and 0 <= rho < sigma and req22 <= 64 / 3 and K < 0.5
+             and Kbar_min < 1)
+    return {"delta_L34": dL, "xi": xi, "requirement_22": req22, "K": K, "Delta0": (1 - 2 * K) * gamma,
+            "Kbar_min": Kbar_min, "Kbar": Kbar, "Delta26": float(delta26(Kbar)) if valid else np.nan,
+            "Delta26_sup": float(delta26(1.0)) if valid else np.nan, "margin_guarantee": 1 - Kbar,
+            "gamma": gamma, "valid": bool(valid)}

@@ -1,0 +1,152 @@
+"""The operator of the ellipsoid separation problem (ESP) of Hough & Vavasis, on normalised data.
+
+Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3 and §2.2. Shared by the ``fista``/``pdhg`` plans,
+the CVXPY reference and ``EllipsoidSeparation._assemble``.
+
+* **Normalisation (1)**: ``α = max(max ||c_i||, max ||A_i||, max ||d_i||, max ||B_i||)``; every centre and shape
+  is divided by ``α`` (so every point of every ellipsoid has norm <= 2). A hyperplane ``wᵀz̃ = m`` of the
+  normalised data is ``wᵀz = α m`` in the user's coordinates.
+* **Dual variable** ``x = ((λ_i, p_i)_{i<=j}, (μ_i, q_i)_{i<=l})`` is kept as two arrays ``xc`` (j, d+1) and
+  ``xd`` (l, d+1) whose first column is ``λ`` (resp. ``μ``).
+* ``𝒜x = (Σλ_i, Σμ_i, Σ_i(λ_i c_i + A_i p_i) − Σ_i(μ_i d_i − B_i q_i))`` and
+  ``𝒜ᵀ(s, t, w)`` = rows ``(s + c_iᵀw, A_iᵀw)`` and ``(t − d_iᵀw, B_iᵀw)``; ``b = (1, 1, 0)``.
+* Diagonal shapes stay ``(k, d)`` arrays (``A_i p = a_i ∘ p``); they are never expanded to ``d × d`` matrices.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse.linalg as spla
+
+DENSE_GRAM_MAX_D = 3000  # above this the (d+2)×(d+2) Gram matrix is not formed: Lanczos on 𝒜𝒜ᵀ instead
+LANCZOS_INFLATION = 1e-6  # relative safety margin on a Lanczos estimate of ||𝒜||² (it must be an upper bound)
+
+
+def _spectral_norms(S: np.ndarray, diagonal: bool) -> np.ndarray:
+    if diagonal:
+        return np.abs(S).max(axis=1) if S.shape[1] else np.zeros(S.shape[0])
+    return np.linalg.norm(S, 2, axis=(1, 2))
+
+
+class ESPOperator:
+    """Normalised ESP data of an :class:`~marginkit.EllipsoidSeparation` problem and its linear maps."""
+
+    def __init__(self, problem):
+        self.diagonal = problem.diagonal
+        raw = (problem.centers_c, problem.shapes_c, problem.centers_d, problem.shapes_d)
+        alpha = max(float(np.linalg.norm(raw[0], axis=1).max()), float(_spectral_norms(raw[1], self.diagonal).max()),
+                    float(np.linalg.norm(raw[2], axis=1).max()), float(_spectral_norms(raw[3], self.diagonal).max()))
+        self.alpha = alpha if alpha > 0 else 1.0  # all ellipsoids are the origin: nothing to normalise
+        self.c, self.A, self.dc, self.B = (a / self.alpha for a in raw)
+        self.j, self.d = self.c.shape
+        self.l = self.dc.shape[0]
+        self.b = np.concatenate([[1.0, 1.0], np.zeros(self.d)])
+        self._L = None
+
+    # shape products -------------------------------------------------------------------------------
+    def _shape_T(self, S, w):
+        """Rows ``S_iᵀ w``."""
+        return S * w if self.diagonal else np.einsum("kij,i->kj", S, w)
+
+    def _shape_sum(self, S, P):
+        """``Σ_i S_i p_i``."""
+        return np.einsum("kj,kj->j", S, P) if self.diagonal else np.einsum("kij,kj->i", S, P)
+
+    # 𝒜 and 𝒜ᵀ ---------------------------------------------------------------------------------
+    def forward(self, xc, xd) -> np.ndarray:
+        """``𝒜x`` (a vector of length d + 2)."""
+        lam, mu = xc[:, 0], xd[:, 0]
+        w = lam @ self.c + self._shape_sum(self.A, xc[:, 1:]) - mu @ self.dc + self._shape_sum(self.B, xd[:, 1:])
+        return np.concatenate([[lam.sum(), mu.sum()], w])
+
+    def adjoint(self, v):
+        """``𝒜ᵀ(s, t, w)`` as the pair of row blocks ``(C-rows, D-rows)``."""
+        s, t, w = v[0], v[1], v[2:]
+        rc = np.column_stack([s + self.c @ w, self._shape_T(self.A, w)])
+        rd = np.column_stack([t - self.dc @ w, self._shape_T(self.B, w)])
+        return rc, rd
+
+    def zeros(self):
+        return np.zeros((self.j, self.d + 1)), np.zeros((self.l, self.d + 1))
+
+    # step size ------------------------------------------------------------------------------------
+    def gram(self) -> np.ndarray:
+        """``G = 𝒜𝒜ᵀ`` ((d+2)×(d+2), digest §2.2); diagonal shapes contribute ``diag(Σ a_i²)`` only."""
+        d = self.d
+        G = np.zeros((d + 2, d + 2))
+        G[0, 0], G[1, 1] = self.j, self.l
+        sc, sd = self.c.sum(axis=0), self.dc.sum(axis=0)
+        G[0, 2:] = G[2:, 0] = sc
+        G[1, 2:] = G[2:, 1] = -sd
+        block = self.c.T @ self.c + self.dc.T @ self.dc
+        if self.diagonal:
+            block[np.diag_indices(d)] += (self.A ** 2).sum(axis=0) + (self.B ** 2).sum(axis=0)
+        else:
+            block += np.einsum("kij,klj->il", self.A, self.A) + np.einsum("kij,klj->il", self.B, self.B)
+        G[2:, 2:] = block
+        return G
+
+    def lipschitz(self) -> float:
+        """``L = ||𝒜||² = λ_max(𝒜𝒜ᵀ)``: exact from the Gram matrix, or Lanczos (inflated) for very large d."""
+        if self._L is None:
+            if self.d <= DENSE_GRAM_MAX_D:
+                self._L = float(np.linalg.eigvalsh(self.gram())[-1])
+            else:
+                op = spla.LinearOperator((self.d + 2,) * 2, dtype=float,
+                                         matvec=lambda v: self.forward(*self.adjoint(np.ravel(v))))
+                v0 = np.random.default_rng(0).standard_normal(self.d + 2)
+                top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=1e-10, return_eigenvectors=False)[0]
+                self._L = float(top) * (1.0 + LANCZOS_INFLATION)
+        return self._L
+
+    # separation -----------------------------------------------------------------------------------
+    def support(self, w):
+        """``(c_iᵀw, ||A_iᵀw||, d_iᵀw, ||B_iᵀw||)`` (Lemma 2.1) on the normalised data."""
+        return (self.c @ w, np.linalg.norm(self._shape_T(self.A, w), axis=1),
+                self.dc @ w, np.linalg.norm(self._shape_T(self.B, w), axis=1))
+
+    def test28(self, v):
+        """Test (28) on the residual ``v = (s, t, w)`` with ``m = (t − s)/2``, strict inequalities (pitfall 11).
+
+        Returns ``(branch, margin_c, margin_d)``: branch 1 (C below, D above), 2 (reversed) or 0 (neither);
+        the margins are ``m − max hiC`` and ``min loD − m`` for the branch found (branch 1's when none)."""
+        w = v[2:]
+        m = 0.5 * (v[1] - v[0])
+        cw, rc, dw, rd = self.support(w)
+        m1c, m1d = m - float(np.max(cw + rc)), float(np.min(dw - rd)) - m
+        if m1c > 0 and m1d > 0:
+            return 1, m1c, m1d
+        m2c, m2d = float(np.min(cw - rc)) - m, m - float(np.max(dw + rd))
+        if m2c > 0 and m2d > 0:
+            return 2, m2c, m2d
+        return 0, m1c, m1d
+
+    def hyperplane(self, v, branch):
+        """The user's-coordinates hyperplane ``(w, b)`` with unit ``w`` and ``wᵀz + b < 0`` on the C-side."""
+        w = v[2:]
+        nw = float(np.linalg.norm(w))
+        m = 0.5 * (v[1] - v[0])
+        sign = 1.0 if branch == 1 else -1.0
+        return sign * w / nw, -sign * self.alpha * m / nw
+
+    def objective(self, xc, xd) -> float:
+        """``f(x) = ½||𝒜x − b||²`` of (5)."""
+        r = self.forward(xc, xd) - self.b
+        return 0.5 * float(r @ r)
+
+    def lower_bound(self, v) -> float:
+        """A certified lower bound on ``f* = ½||v_D||²`` from any residual ``v``: shrink ``s``, ``t`` until ``v`` is
+        feasible for the primal (2) (``𝒜ᵀv ∈ −𝒞``), then weak duality with (R2) over the ray ``τ v`` gives
+        ``f* >= max_τ τ(s+t) − ½τ²||v||² = (s+t)²/(2||v||²)`` when ``s + t > 0`` (and ``f* >= 0`` always)."""
+        w = v[2:]
+        cw, rc, dw, rd = self.support(w)
+        s = min(float(v[0]), float(np.min(-cw - rc)))
+        t = min(float(v[1]), float(np.min(dw - rd)))
+        nv2 = s * s + t * t + float(w @ w)
+        return 0.5 * (s + t) ** 2 / nv2 if (s + t > 0 and nv2 > 0) else 0.0
+
+
+def esp_operator(problem) -> ESPOperator:
+    """The normalised operator of an ESP problem, cached on the (immutable) problem."""
+    if "esp_operator" not in problem._cache:
+        problem._cache["esp_operator"] = ESPOperator(problem)
+    return problem._cache["esp_operator"]

@@ -1,0 +1,228 @@
+"""Compiled epochs of the dual coordinate plans (numba; the ``fast`` extra).
+
+Imported lazily by :mod:`marginkit.plans.coordinate_ascent`, which holds the NumPy implementation of the
+same epochs and the meaning of every symbol. One call runs ``len(idx)`` coordinate updates on the rows
+``a_i = s_i x_i`` of the data, in place on the arrays passed in; the index sequence is drawn outside, with
+the plan's NumPy generator, so both implementations see the same indices. Dense rows are the views
+``X2[i]`` of the C-ordered matrix (BLAS dot, vectorised axpy); CSR rows are ``data[indptr[i]:indptr[i+1]]``.
+Both storages go through the same compiled signature (the unused one is an empty array).
+
+IEEE arithmetic except for the two-vector dot of Alg. 2, which may reassociate its sums (vectorised): as with
+BLAS, only the order of the sums differs from the NumPy implementation (rounding-level differences).
+
+An epoch reads rows in random order, so it is bound by memory latency rather than bandwidth (the hardware
+prefetcher only helps within a row): for dense X the next sampled row is prefetched while the current one is
+processed (``llvm.prefetch``; a no-op when this numba/LLVM cannot emit it). This saved 30-50% per epoch at
+n = 20,000, d = 500.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+RCD, SMD, PERCEPTRON = 0, 1, 2  # coordinate rules (same constants as the NumPy implementation)
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+def _prefetch_intrinsic():
+    """``prefetch(X2, i, j)``: read hint for the cache line of ``X2[i, j]``, or None if it cannot be built."""
+    try:
+        from llvmlite import binding, ir
+        from numba import types
+        from numba.core import cgutils
+        from numba.extending import intrinsic
+    except ImportError:  # pragma: no cover
+        return None
+    name = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+    @intrinsic
+    def prefetch(typingctx, arr, i, j):
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                                name)
+            # read access, high temporal locality, data cache
+            builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+        return types.void(arr, i, j), codegen
+    return prefetch
+
+
+prefetch = _prefetch_intrinsic()
+if prefetch is not None:
+    @_jit
+    def _probe_prefetch(a):
+        prefetch(a, 0, 0)
+
+    try:
+        _probe_prefetch(np.zeros((1, 1)))
+    except Exception:  # noqa: BLE001 - any lowering failure: fall back to no prefetch
+        prefetch = None
+if prefetch is None:  # pragma: no cover - depends on the numba/LLVM build
+    @_jit
+    def prefetch(a, i, j):
+        pass
+
+
+@_jit
+def _prefetch_row(X2, i, d):
+    for j in range(0, d, 8):  # one hint per 64-byte line
+        prefetch(X2, i, j)
+
+
+@_jit
+def _row_dot(i, w, X2, data, indices, indptr, dense, d):
+    if dense:
+        return np.dot(X2[i], w)
+    acc = 0.0
+    for k in range(indptr[i], indptr[i + 1]):
+        acc += data[k] * w[indices[k]]
+    return acc
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
+def _row_dot2(i, w, w2, X2, data, indices, indptr, dense, d):
+    """``(x_iᵀw, x_iᵀw2)`` in one pass over the row."""
+    a = 0.0
+    b = 0.0
+    if dense:
+        row = X2[i]
+        for j in range(d):
+            a += row[j] * w[j]
+            b += row[j] * w2[j]
+    else:
+        for k in range(indptr[i], indptr[i + 1]):
+            a += data[k] * w[indices[k]]
+            b += data[k] * w2[indices[k]]
+    return a, b
+
+
+@_jit
+def _row_axpy(i, coef, u, X2, data, indices, indptr, dense, d):
+    if dense:
+        row = X2[i]
+        for j in range(d):
+            u[j] += coef * row[j]
+    else:
+        for k in range(indptr[i], indptr[i + 1]):
+            u[indices[k]] += coef * data[k]
+
+
+@_jit
+def _row_axpy2(i, c1, u1, c2, u2, X2, data, indices, indptr, dense, d):
+    if dense:
+        row = X2[i]
+        for j in range(d):
+            u1[j] += c1 * row[j]
+            u2[j] += c2 * row[j]
+    else:
+        for k in range(indptr[i], indptr[i + 1]):
+            u1[indices[k]] += c1 * data[k]
+            u2[indices[k]] += c2 * data[k]
+
+
+@_jit
+def _mirror_row_dot(i, w, w2, pi, q, X2, data, indices, indptr, dense, d):
+    """``x_iᵀ ∇ψ*(w + π w2)`` with ``∇ψ*(z) = N (M/N)^{q−1} sign(z)(|z|/M)^{q−1}``, ``M = max|z|``,
+    ``N = ||z||_q``: every power has a base in [0, 1] (no overflow for large q)."""
+    M = 0.0
+    for j in range(d):
+        a = abs(w[j] + pi * w2[j])
+        if a > M:
+            M = a
+    if M == 0.0:
+        return 0.0
+    S = 0.0
+    acc = 0.0
+    if dense:
+        row = X2[i]
+        for j in range(d):
+            z = w[j] + pi * w2[j]
+            r = abs(z) / M
+            t = r ** (q - 1.0)
+            S += t * r
+            acc += row[j] * (t if z >= 0.0 else -t)
+    else:
+        for j in range(d):
+            S += (abs(w[j] + pi * w2[j]) / M) ** q
+        for k in range(indptr[i], indptr[i + 1]):
+            z = w[indices[k]] + pi * w2[indices[k]]
+            t = (abs(z) / M) ** (q - 1.0)
+            acc += data[k] * (t if z >= 0.0 else -t)
+    N = M * S ** (1.0 / q)
+    return N * (M / N) ** (q - 1.0) * acc
+
+
+@_jit
+def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, step, idx, lam, u, q):
+    """RB Algorithm 1 (``rule=RCD``), SMD eq. (10) corrected (``SMD``) or the perceptron (``PERCEPTRON``)."""
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if dense and k + 1 < idx.shape[0]:
+            _prefetch_row(X2, idx[k + 1], d)
+        h = step[i]
+        if h == 0.0:
+            continue
+        if q == 2.0:
+            dot = _row_dot(i, u, X2, data, indices, indptr, dense, d)
+        else:
+            dot = _mirror_row_dot(i, u, u, 0.0, q, X2, data, indices, indptr, dense, d)
+        m = s[i] * dot
+        if rule == RCD:
+            delta = h * (c[i] - m)
+            if margin and delta < -lam[i]:
+                delta = -lam[i]
+        elif rule == SMD:
+            r = c[i] - m
+            if margin and r < 0.0:
+                r = 0.0
+            delta = h * r
+        else:
+            delta = 1.0 if m <= 0.0 else 0.0
+        if delta != 0.0:
+            lam[i] += delta
+            _row_axpy(i, delta * s[i], u, X2, data, indices, indptr, dense, d)
+
+
+@_jit
+def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alpha, ehat, ua, ue, scal, q):
+    """RB Algorithm 2 (APCG, μ = 0) in the change of variables ``z = α + π ê``, ``v = α + π/(1−γ) ê``."""
+    n = alpha.shape[0]
+    gamma = scal[0]
+    pi = scal[1]
+    if pi != 1.0:
+        for i in range(n):
+            ehat[i] *= pi
+        for j in range(d):
+            ue[j] *= pi
+        pi = 1.0
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if dense and k + 1 < idx.shape[0]:
+            _prefetch_row(X2, idx[k + 1], d)
+        h = Linv[i]
+        if h != 0.0:
+            if q == 2.0:
+                da, de = _row_dot2(i, ua, ue, X2, data, indices, indptr, dense, d)
+                dot = da + pi * de
+            else:
+                dot = _mirror_row_dot(i, ua, ue, pi, q, X2, data, indices, indptr, dense, d)
+            m = s[i] * dot
+            tau = h / (n * gamma)
+            delta = tau * (c[i] - m)
+            if margin and delta < -alpha[i]:
+                delta = -alpha[i]
+            if delta != 0.0:
+                coef = (n * gamma - 1.0) * delta / pi
+                alpha[i] += delta
+                ehat[i] += coef
+                _row_axpy2(i, delta * s[i], ua, coef * s[i], ue, X2, data, indices, indptr, dense, d)
+        g_next = 2.0 * gamma / (np.sqrt(gamma * gamma + 4.0) + gamma)
+        pi *= 1.0 - g_next
+        gamma = g_next
+    scal[0] = gamma
+    scal[1] = pi

@@ -1,0 +1,465 @@
+"""Iterative regularisation with the hinge loss by diagonal descent on the dual (Apidopoulos, Poggio,
+Rosasco & Villa, *Iterative regularization in classification via hinge loss diagonal descent*, arXiv
+2212.12675 v1).
+
+Digest: ../shared/papers/hinge-diagonal-and-homotopic.md, Part A. AP penalise the summed hinge,
+``w_λ = argmin (1/λ) Σ_i max(0, 1 − z_iᵀw) + ½||w||²`` (4.8) with ``z_i = y_i x_i``, and iterate on its dual
+
+    D_λ(u) = ½||Zᵀu||² + 1ᵀu + ι_{[−1/λ, 0]^n}(u),        w_λ = −Zᵀu_λ            (4.9), (4.12)
+
+letting ``λ = λ_t`` decrease along the iterations ("diagonal" descent): the box ``[−1/λ_t, 0]^n`` widens and
+the iterates converge to the hard-margin solution ``w*`` instead of ``w_λ``. In SVM notation ``a = −u >= 0``
+is the vector of multipliers, ``w = Zᵀa = Σ a_i y_i x_i`` and ``C = 1/λ``.
+
+Resolved in this file (each once):
+
+* **Sign folding** (A.5.1): after §4.1 AP write ``X`` for ``Z = diag(y)X``; here ``Z`` is never formed
+  (:class:`~marginkit.linalg.SignedData`), and ``Q = ZZᵀ`` is only used through ``Qu = −Z w``.
+* **Eqs. (4.3)/(4.7)** are printed per coordinate with a clashing index; the update is the vector
+  ``w_{t+1} = −Zᵀu_{t+1} = Σ_i (−u_{t+1,i}) y_i x_i``.
+* **Kernel predictor** (Remark 4.1 prints ``⟨K(x_i, x), u_t⟩``): ``f_t(x) = Σ_i (−u_{t,i}) y_i k(x_i, x)`` and
+  "replace XXᵀ by K" means ``Q = diag(y) K diag(y)``; the result's ``dual_coef`` is ``−u ⊙ y``.
+* **Box of (A.29)** is printed ``[−λ_t, 0]^n``; it is ``[−1/λ_t, 0]^n`` as in (4.2).
+* **Schedule indices** (A.5.11): ``λ_0/t`` is undefined at ``t = 0``. Here update ``t = 0, 1, ...`` uses
+  ``λ(t)`` and the named schedules are shifted so that they are defined from ``t = 0``: ``λ0/(t+1)``,
+  ``λ0/log(t+2)``, ``λ0/√(t+1)``, ``λ0/(t+1)²``, ``λ0/2^t``. For Algorithm 2, whose first update is the paper's
+  ``t = 1``, update ``t`` here is the paper's ``t + 1``: the paper's ``λ_t = λ0/t`` is exactly ``"inverse"``.
+  ``λ0/2^t`` underflows after about 1074 steps; the box is computed as ``inv_lam(t) = 2^t/λ0`` and becomes
+  ``+inf``.
+* **Unstated step and start** (A.4.1): ``γ = 1/||Q||_op`` (``||Q|| = ||X||_2²`` by power iteration, never
+  forming ``Q``) and ``u_0 = 0``.
+* **Condition λ_0 <= 1/||u*||** (A.5.10): ``u*`` is not unique and the proofs use only ``λ_0 ||u*||_∞ <= 1``,
+  i.e. ``λ(0) <= λ*_A`` (``problem.constants()["lambda_star"]``). Larger ``λ(0)`` gives the same limit; the
+  rates then hold once ``λ_t <= λ*_A`` (Remark 5.3).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse.linalg as spla
+
+from .._validation import ProblemError, check_positive
+from ..linalg import SignedData, spectral_norm_sq
+from ..reductions import register_method
+from ..runloop import IterationPlan, Solution
+from .margin_base import MarginPlan
+
+AP = "Apidopoulos, Poggio, Rosasco & Villa (2022)"
+SCHEDULE_CHECK_STEPS = 512  # a user schedule must be non-increasing on t = 0..511
+
+
+# λ-schedules (§A.2.4) -------------------------------------------------------------------------------
+class Schedule:
+    """A non-increasing regularisation schedule: update ``t = 0, 1, ...`` uses ``lam(t)``, and the dual box
+    is ``[−inv_lam(t), 0]^n`` with ``inv_lam(t) = 1/lam(t)`` (``inf`` once ``lam`` underflows to 0)."""
+
+    def lam(self, t: int) -> float:
+        raise NotImplementedError
+
+    def inv_lam(self, t: int) -> float:
+        lam = self.lam(t)
+        return math.inf if lam == 0.0 else 1.0 / lam
+
+
+@dataclass(frozen=True)
+class Inverse(Schedule):
+    """``λ(t) = λ0/(t+1)`` (AP's ``λ0/t``, Figs. 2–5)."""
+
+    lambda0: float
+
+    def lam(self, t):
+        return self.lambda0 / (t + 1.0)
+
+
+@dataclass(frozen=True)
+class InverseLog(Schedule):
+    """``λ(t) = λ0/log(t+2)`` (AP's ``8/log t``, Fig. 5; slow decay)."""
+
+    lambda0: float
+
+    def lam(self, t):
+        return self.lambda0 / math.log(t + 2.0)
+
+
+@dataclass(frozen=True)
+class InverseSqrt(Schedule):
+    """``λ(t) = λ0/√(t+1)`` (AP's ``8/√t``, Fig. 5)."""
+
+    lambda0: float
+
+    def lam(self, t):
+        return self.lambda0 / math.sqrt(t + 1.0)
+
+
+@dataclass(frozen=True)
+class InverseSquare(Schedule):
+    """``λ(t) = λ0/(t+1)²`` (AP's ``8/t²``, Fig. 5)."""
+
+    lambda0: float
+
+    def lam(self, t):
+        return self.lambda0 / (t + 1.0) ** 2
+
+
+@dataclass(frozen=True)
+class Geometric(Schedule):
+    """``λ(t) = λ0/ratio^t`` (AP's ``8/2^t``, Fig. 5); ``inv_lam`` is computed in the log domain."""
+
+    lambda0: float
+    ratio: float = 2.0
+
+    def lam(self, t):
+        return self.lambda0 * self.ratio ** (-float(t))
+
+    def inv_lam(self, t):
+        log_inv = t * math.log(self.ratio) - math.log(self.lambda0)
+        return math.inf if log_inv > 709.0 else math.exp(log_inv)
+
+
+@dataclass(frozen=True)
+class Constant(Schedule):
+    """``λ(t) = λ``: the iteration then solves the fixed-λ soft-margin dual (4.9) and converges to ``w_λ``,
+    which is ``w*`` only when ``λ <= λ*_A`` (claim AP-8)."""
+
+    lambda0: float
+
+    def lam(self, t):
+        return self.lambda0
+
+
+class UserSchedule(Schedule):
+    """A user callable ``t -> λ_t`` (``t = 0, 1, ...``), checked non-increasing on its first steps."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def lam(self, t):
+        return float(self.fn(t))
+
+    def __repr__(self):
+        return f"UserSchedule({self.fn!r})"
+
+
+NAMED_SCHEDULES = {"inverse": Inverse, "inverse-log": InverseLog, "inverse-sqrt": InverseSqrt,
+                   "inverse-square": InverseSquare, "geometric": Geometric, "constant": Constant}
+
+
+def make_schedule(schedule="inverse", lambda0=None) -> Schedule:
+    """A :class:`Schedule` from a name of :data:`NAMED_SCHEDULES` (with ``lambda0``, default 1), a schedule
+    object or a callable ``t -> λ_t``. Raises :class:`ProblemError` for a schedule that increases or is not
+    positive on ``t = 0..511``."""
+    if isinstance(schedule, str):
+        if schedule not in NAMED_SCHEDULES:
+            raise ProblemError(f"schedule must be one of {sorted(NAMED_SCHEDULES)}, a Schedule or a callable "
+                               f"t -> lambda_t; got {schedule!r}")
+        sched = NAMED_SCHEDULES[schedule](check_positive(1.0 if lambda0 is None else lambda0, "lambda0"))
+    elif lambda0 is not None:
+        raise ProblemError("lambda0 only applies to a named schedule; put it inside the schedule object")
+    elif isinstance(schedule, Schedule):
+        sched = schedule
+    elif callable(schedule):
+        sched = UserSchedule(schedule)
+    else:
+        raise ProblemError(f"schedule must be a name, a Schedule or a callable t -> lambda_t; got {schedule!r}")
+    _check_non_increasing(sched)
+    return sched
+
+
+def _check_non_increasing(sched: Schedule) -> None:
+    prev = math.inf
+    for t in range(SCHEDULE_CHECK_STEPS):
+        try:
+            lam = sched.lam(t)
+        except (TypeError, ValueError, ArithmeticError) as exc:
+            raise ProblemError(f"schedule failed at t={t}: {exc}") from None
+        if not (lam >= 0.0 and math.isfinite(lam)):
+            raise ProblemError(f"schedule must give finite lambda_t > 0; got lambda_{t} = {lam!r}")
+        if lam > prev * (1.0 + 1e-12):
+            raise ProblemError(f"schedule must be non-increasing (the dual box [-1/lambda_t, 0]^n may only widen, "
+                               f"AP Lemma 5.1); got lambda_{t} = {lam:.6g} > lambda_{t - 1} = {prev:.6g}")
+        prev = lam
+
+
+# the dual operator: u -> (w, margins), linear or kernel ------------------------------------------------
+def largest_eigenvalue(K: np.ndarray) -> float:
+    """``λ_max`` of a symmetric PSD matrix (= ``||Q||_op`` for ``Q = diag(y) K diag(y)``); power iteration
+    (Lanczos) beyond 200 rows, rounded up so that the step ``1/λ_max`` stays admissible."""
+    n = K.shape[0]
+    if n <= 200:
+        return float(np.linalg.eigvalsh(K)[-1])
+    v0 = np.random.default_rng(0).standard_normal(n)
+    return float(spla.eigsh(K, k=1, which="LA", v0=v0, tol=1e-6, return_eigenvectors=False)[0]) * (1 + 1e-5)
+
+
+class HingeDualOperator:
+    """The data of the dual (4.9) as an operator: ``primal(u) -> (w, s)`` with ``w = −Zᵀu`` and the margins
+    ``s = Zw = −Qu`` (``s_i = y_i f(x_i)``). Linear: one product with ``Xᵀ`` and one with ``X``; kernel:
+    one product with the Gram matrix, ``w`` is not formed (``None``). In both cases
+    ``||w||² = uᵀQu = −u·s`` and ``norm_Q = ||Q||_op``."""
+
+    def __init__(self, form):
+        self.y = form.y
+        self.kernel = form.kernel is not None
+        if self.kernel:
+            self.K = form.gram()
+            self.norm_Q = largest_eigenvalue(self.K)
+            self.R = float(np.sqrt(max(np.max(np.diag(self.K)), 0.0)))
+        else:
+            self.Z = SignedData(form.X, form.y, sign=+1.0)
+            self.norm_Q = spectral_norm_sq(form.X)
+            self.R = float(form.row_norms().max())
+
+    def primal(self, u):
+        if self.kernel:
+            return None, -self.y * (self.K @ (self.y * u))
+        w = -self.Z.rmatvec(u)
+        return w, self.Z.matvec(w)
+
+    def dual_coef(self, u):
+        """Coefficients of ``f(x) = Σ_i coef_i k(x_i, x)`` (Remark 4.1, sign and labels restored)."""
+        return -u * self.y
+
+
+def norm_sq(u, s) -> float:
+    """``||w||² = ||Zᵀu||² = −u·s`` (clipped at 0 against rounding)."""
+    return max(-float(u @ s), 0.0)
+
+
+def hinge_dual_prox(p, step: float, inv_lam: float):
+    """``prox`` of ``(γ/λ)𝓛*(λ·)`` (4.15): shift by ``−γ`` and clip to the box ``[−1/λ, 0]``."""
+    return np.clip(p - step, -inv_lam, 0.0)
+
+
+def hinge_dual_step(u, s, step: float, inv_lam: float):
+    """Forward–backward step (4.1)–(4.2): ``u ← P_{[−1/λ,0]^n}(u − γ(Qu + 1))`` with ``Qu = −s``."""
+    return hinge_dual_prox(u + step * s, step, inv_lam)
+
+
+@dataclass
+class HingeDualState:
+    t: int
+    u: np.ndarray                # dual iterate in [−1/λ_{t−1}, 0]^n (AP's sign: u = −a)
+    s: np.ndarray                # margins Zw = −Qu of the primal point
+    w: np.ndarray | None         # primal iterate −Zᵀu (None with a kernel)
+    dual_bound: float = np.inf   # certified upper bound on the max margin (MaxMargin only)
+    u_prev: np.ndarray | None = None   # Algorithm 2: previous iterate and its margins / primal point
+    s_prev: np.ndarray | None = None
+    w_prev: np.ndarray | None = None
+
+
+class HingeDualSteps:
+    """Shared by the plans of this file: the operator, the step size ``γ`` and the warm start ``u_0``."""
+
+    def setup(self, form, step):
+        self.op = HingeDualOperator(form)
+        limit = 1.0 / self.op.norm_Q if self.op.norm_Q > 0 else 1.0
+        if step is None:
+            self.gamma = limit
+        else:
+            self.gamma = check_positive(step, "step")
+            if self.gamma > limit * (1 + 1e-3):
+                raise ProblemError(f"step must be <= 1/||Q||_op = {limit:.6g} (AP Lemma 5.3); got {step!r}")
+
+    def start_u(self, warm_start, inv_lam0: float):
+        """``u_0 = 0``, or a warm start: a previous result (its ``dual['u']``, or ``dual['a']`` of the
+        reference) or a vector ``u`` of length n; it is clipped to the first box ``[−1/λ(0), 0]^n``."""
+        n = self.op.y.shape[0]
+        if warm_start is None:
+            return np.zeros(n)
+        dual = getattr(warm_start, "dual", None)
+        if isinstance(dual, dict) and "u" in dual:
+            u = np.array(dual["u"], dtype=float)
+        elif isinstance(dual, dict) and "a" in dual:
+            u = -np.array(dual["a"], dtype=float)
+        elif dual is not None:
+            raise ProblemError("warm_start: this result carries no dual iterate u (run a dual method first)")
+        else:
+            u = np.array(warm_start, dtype=float).ravel()
+        if u.shape != (n,) or not np.all(np.isfinite(u)):
+            raise ProblemError(f"warm_start must be a finite dual vector u of length {n}; got shape {u.shape}")
+        return np.clip(u, -inv_lam0, 0.0)
+
+
+def supports_hinge_dual(problem):
+    if getattr(problem, "bias", False):
+        return False, ("the dual of AP (4.9) has no constraint yᵀa = 0: bias=False only "
+                       "(use 'homotopic' for a post-hoc bias, or 'cvxpy')")
+    return True, ""
+
+
+# Algorithm 1 -----------------------------------------------------------------------------------------
+@register_method("diagonal", "MaxMargin", supports=supports_hinge_dual, paper=AP,
+                 algorithm="Algorithm 1 (eqs. 4.1-4.3), linear or kernel (Remark 4.1)",
+                 converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
+                 rate="dual gap r_t <= r_0 q^t (linear, Thm 5.1, when λ(0)||u*||_∞ <= 1); ||w_t - w*|| <= sqrt(2 r_t)",
+                 tolerance=1e-3)
+class DiagonalDescent(HingeDualSteps, MarginPlan):
+    """AP Algorithm 1: projected gradient on the dual with a widening box,
+
+        u_{t+1} = P_{[−1/λ_t, 0]^n}(u_t − γ(Q u_t + 1)),      w_{t+1} = −Zᵀu_{t+1}        (4.1)–(4.3)
+
+    one product with ``X`` and one with ``Xᵀ`` per step (kernel: one with the Gram matrix). ``r_t =
+    D_t(u_t) − D∞(u*)`` is non-increasing for every non-increasing schedule (Lemma 5.3) and
+    ``½||w_t − w*||² <= r_t`` (Lemma 5.2); the trace column ``dual_objective`` is ``D_t(u_t) = ½||w_t||² + 1ᵀu_t``.
+
+    Parameters: ``schedule`` (a name of :data:`NAMED_SCHEDULES`, a :class:`Schedule`, or a callable
+    ``t -> λ_t``; default ``"inverse"``, ``λ0/(t+1)``), ``lambda0`` (for a named schedule; default 1,
+    our choice: the paper uses 4 on its toy set and 8, 0.01–100 on the kernel set), ``step`` (the paper's
+    ``γ``, default ``1/||Q||_op``).
+
+    Certificate (stop rule of :class:`MarginPlan`): ``a = −u >= 0`` gives ``γ̄ <= ||Σ a_i y_i x_i||/Σ a_i``,
+    which equals ``γ*`` at a dual solution (``1ᵀa* = ||w*||²``).
+    """
+
+    name = "diagonal"
+    default_max_iter = 10000
+
+    def __init__(self, form, schedule="inverse", lambda0=None, step=None):
+        super().__init__(form)
+        self.setup(form, step)
+        self.R = self.op.R if self.op.R > 0 else 1.0
+        self.schedule = make_schedule(schedule, lambda0)
+
+    def init(self, rng, warm_start):
+        u = self.start_u(warm_start, self.schedule.inv_lam(0))
+        w, s = self.op.primal(u)
+        return HingeDualState(t=0, u=u, s=s, w=w, dual_bound=self.certify(np.inf, u, s))
+
+    def step(self, st):
+        u = hinge_dual_step(st.u, st.s, self.gamma, self.schedule.inv_lam(st.t))
+        w, s = self.op.primal(u)
+        return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s))
+
+    # certificate and read-outs ---------------------------------------------------------------------------
+    @staticmethod
+    def certify(bound: float, u, s) -> float:
+        mass = -float(u.sum())
+        return min(bound, math.sqrt(norm_sq(u, s)) / mass) if mass > 0 else bound
+
+    def margin(self, st) -> float:
+        nw = math.sqrt(norm_sq(st.u, st.s))
+        return 0.0 if nw == 0.0 else float(np.min(st.s)) / nw
+
+    def measure(self, st) -> dict:
+        m, nsq = self.margin(st), norm_sq(st.u, st.s)
+        return {"margin": m, "dual_bound": st.dual_bound, "gap_bound": st.dual_bound - m,
+                "norm_w": math.sqrt(nsq), "dual_objective": 0.5 * nsq + float(st.u.sum())}
+
+    def snapshot(self, st):
+        return None if st.w is None else st.w.copy()
+
+    def solution(self, st, status) -> Solution:
+        m, ub = self.margin(st), st.dual_bound
+        cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m,
+                "relative_gap_bound": (ub - m) / ub if np.isfinite(ub) and ub > 0 else np.inf}
+        return Solution(w=None if st.w is None else st.w.copy(), status=status, certificate=cert,
+                        dual={"u": st.u.copy(), "a": -st.u},
+                        dual_coef=self.op.dual_coef(st.u) if st.w is None else None)
+
+
+# Algorithm 2 -----------------------------------------------------------------------------------------
+@register_method("diagonal-inertial", "MaxMargin", supports=supports_hinge_dual, paper=AP,
+                 algorithm="Algorithm 2 (eqs. 4.4-4.7), linear or kernel (Remark 4.1)",
+                 converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
+                 rate="r_t <= E_1/(t+α-1)², ||w_t - w*|| <= sqrt(2E_1)/(t+α-1) (Thm 5.2, α >= 3, λ(0)||u*||_∞ <= 1)",
+                 tolerance=1e-3)
+class InertialDiagonalDescent(DiagonalDescent):
+    """AP Algorithm 2 (i-GD): Algorithm 1 at the extrapolated point
+
+        z_t = u_t + t/(t+α) (u_t − u_{t−1}),   u_{t+1} = P_{[−1/λ_t,0]^n}(z_t − γ(Q z_t + 1))    (4.4)–(4.6)
+
+    with ``u_0 = u_1`` (the paper's first update is ``t = 1``; update ``t`` here is its ``t + 1``). ``Qz`` is
+    read off the stored margins, ``Qz = −(s_t + β(s_t − s_{t−1}))``, so a step costs as much as in Algorithm 1.
+    ``D_t(u_t)`` is not monotone; the Lyapunov energy ``E_t = k_t² r_t + ||ν(u_{t−1} − u*) + k_t(u_t −
+    u_{t−1})||²/(2γ)`` with ``k_t = t + α − 1``, ``ν = α − 1`` is (A.63). The paper's constant ``C̃²`` of
+    Thm 5.2 is ``E_0``, which its own indexing does not define (A.5.7); the bound starts from ``E_1``.
+
+    ``alpha`` (default 10, the smallest value of the paper's experiments): ``α >= 3`` is the theorem's
+    range; smaller positive values run with a ``UserWarning``.
+    """
+
+    name = "diagonal-inertial"
+
+    def __init__(self, form, schedule="inverse", lambda0=None, step=None, alpha=10.0):
+        super().__init__(form, schedule=schedule, lambda0=lambda0, step=step)
+        self.alpha = check_positive(alpha, "alpha")
+        if self.alpha < 3:
+            warnings.warn(f"alpha = {self.alpha:g} < 3: Theorem 5.2 of Apidopoulos et al. (the O(1/t) rate) does "
+                          f"not cover it", UserWarning, stacklevel=2)
+
+    def init(self, rng, warm_start):
+        st = super().init(rng, warm_start)
+        st.u_prev, st.s_prev, st.w_prev = st.u, st.s, st.w
+        return st
+
+    def step(self, st):
+        beta = (st.t + 1.0) / (st.t + 1.0 + self.alpha)
+        z = st.u + beta * (st.u - st.u_prev)
+        sz = st.s + beta * (st.s - st.s_prev)
+        u = hinge_dual_step(z, sz, self.gamma, self.schedule.inv_lam(st.t))
+        w, s = self.op.primal(u)
+        return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s),
+                              u_prev=st.u, s_prev=st.s, w_prev=st.w)
+
+
+# the soft-margin SVM without bias (fixed λ = 1/C) ---------------------------------------------------------
+@register_method("diagonal", "SoftMarginSVM", supports=supports_hinge_dual, paper=AP,
+                 algorithm="Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))",
+                 converges_to="soft-margin SVM solution (bias=False), C = 1/λ",
+                 rate="dual objective O(1/t) (projected gradient, γ <= 1/||Q||); linear under the error bound of Lemma 5.4",
+                 tolerance=1e-4)
+class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
+    """AP Algorithm 1 with ``λ_t ≡ 1/C``: projected gradient ``a ← clip(a + γ(1 − Qa), 0, C)`` on the SVM
+    dual (4.9) (``a = −u``), i.e. it solves ``min ½||w||² + C Σ hinge`` without a bias (AP-8).
+
+    Certificate: the duality gap ``P(w) − D(a) = ½||w||² + C Σ hinge(s_i) − (1ᵀa − ½||w||²)`` at the iterate,
+    whose ``a`` is always in ``[0, C]^n``; ``optimal`` when ``gap <= tol · max(1, P(w))``.
+    """
+
+    name = "diagonal"
+    default_max_iter = 10000
+    default_tol = 1e-6
+    log_columns = ("objective", "dual_objective", "duality_gap")
+
+    def __init__(self, form, step=None):
+        super().__init__(form)
+        self.setup(form, step)
+        self.C = form.C
+
+    def init(self, rng, warm_start):
+        u = self.start_u(warm_start, self.C)
+        w, s = self.op.primal(u)
+        return HingeDualState(t=0, u=u, s=s, w=w)
+
+    def step(self, st):
+        u = hinge_dual_step(st.u, st.s, self.gamma, self.C)
+        w, s = self.op.primal(u)
+        return HingeDualState(t=st.t + 1, u=u, s=s, w=w)
+
+    def values(self, st):
+        """``(primal P(w), dual 1ᵀa − ½||w||²)`` of the soft-margin problem at the iterate."""
+        half_nsq = 0.5 * norm_sq(st.u, st.s)
+        primal = half_nsq + self.C * float(np.maximum(0.0, 1.0 - st.s).sum())
+        return primal, -float(st.u.sum()) - half_nsq
+
+    def measure(self, st) -> dict:
+        primal, dual = self.values(st)
+        return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual}
+
+    def stop(self, st):
+        primal, dual = self.values(st)
+        return "optimal" if primal - dual <= self.tol * max(1.0, abs(primal)) else None
+
+    def snapshot(self, st):
+        return None if st.w is None else st.w.copy()
+
+    def solution(self, st, status) -> Solution:
+        primal, dual = self.values(st)
+        cert = {"primal": primal, "dual": dual, "duality_gap": primal - dual,
+                "relative_gap": (primal - dual) / max(1.0, abs(primal)), "max_violation": 0.0}
+        return Solution(w=None if st.w is None else st.w.copy(), status=status, certificate=cert,
+                        dual={"u": st.u.copy(), "a": -st.u},
+                        dual_coef=self.op.dual_coef(st.u) if st.w is None else None)

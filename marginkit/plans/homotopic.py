@@ -1,0 +1,278 @@
+"""Homotopic averaged subgradient descent on the regularised hinge loss (Molitor, Needell & Ward, *Bias of
+homotopic gradient descent for the hinge loss*, Appl. Math. Optim. 2021, arXiv 1907.11746).
+
+Digest: ../shared/papers/hinge-diagonal-and-homotopic.md, Part B. Our copy of the paper lost every formula:
+the stage schedules and constants below are the digest's reconstruction **[RECON]**, each a parameter whose
+default is the digest's (B.5.1). What the prose fixes: stages ``k = 0, 1, ...`` of subgradient steps on
+
+    f_λ(w) = h(w) + (λ/2)||w||²,   h(w) = σ Σ_i max(0, 1 − y_i x_iᵀw)                       (eq. 2)
+
+with ``λ_k`` and the step ``η_k`` decreasing to 0 and the stage length ``T_k`` growing, each stage started at the
+previous stage's output, which is the average of its iterates (Algorithm 1). The regularisation path
+``w[λ] = argmin f_λ`` equals ``w*`` for ``λ <= λ*`` (in this scaling ``λ* = λ*_A/n`` for the mean hinge,
+``problem.constants()["lambda_star"]`` being ``λ*_A``).
+
+Resolved in this file (each once):
+
+* **Schedules [RECON]**: geometric, ``λ_k = λ0/a^k``, ``η_k = η0/b^k``, ``T_k = ⌈T0 c^k⌉`` (parameters
+  ``lambda_decay = a``, ``step_decay = b``, ``stage_growth = c``); defaults ``a = 2``, ``b = a³``,
+  ``c = a^{4+δ}``, ``δ = 2`` (the balance of Lemma 4.3, rate ``O(T^{−1/(4+δ)})``),
+  ``η0 = min(1/λ0, 1/L)`` with ``L = 2H``, ``H = σ Σ||x_i||`` (eq. 7: the Lipschitz constant of ``f_λ`` on the
+  ball ``||w|| <= H/λ`` where the iterates stay when ``ηλ <= 1``, Lemma 2.2). The digest fixes no ``T0`` (its
+  runs use 10); the default here is ``T0 = ⌈1/(λ0η0)⌉``, the shortest first stage whose contraction factor
+  ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²`` (14 on ``toy-2d`` with ``λ0 = 4λ*``, 181 on its stretched variant).
+  ``lambda0`` defaults to 1, our choice: for the mean hinge ``λ* <= γ*²``, which is at most 1 for data in the
+  unit ball; set it from a margin estimate otherwise (the plateau ``λ_k > λ*`` costs whole stages, B.4.3).
+* **Hinge scale** (B.5.2): summed or averaged is not stated; ``hinge="mean"`` (``σ = 1/n``, default) or
+  ``"sum"`` (``σ = 1``, the scaling of Apidopoulos et al.).
+* **Average** over ``v_0 .. v_{T_k−1}`` (the start of the stage included), for which Lemma 4.1 is exact;
+  ``output="best"`` keeps the iterate of smallest ``f_{λ_k}`` instead (§6.4; first occurrence on ties).
+* **Kinks** (B.5.4): the active set is ``y_i x_iᵀv < 1`` (strict), a valid subgradient of eq. (3).
+* **Budget** (B.5.3): an iteration of the run loop is one subgradient evaluation, so ``max_iter`` caps the
+  paper's ``T`` and truncates the last stage; the output at any time is the running average (or best) of
+  the current stage, which satisfies Lemma 4.1 with the number of steps done.
+* **Bias** (§6.5 [RECON]): how ``w`` is learned with an offset is not stated. Here the offset is a jointly
+  learned, unregularised coordinate (subgradient ``−σ Σ_active y_i``) so that the stages follow the
+  path of the SVM with a bias; the reported offset is the paper's post-hoc
+  ``b̂(w) = −½(max_{y_i=−1} x_iᵀw + min_{y_i=+1} x_iᵀw)``, the best offset for ``w``, with
+  ``|b̂ − b*| <= max||x_i|| ||w − w*||``.
+
+Certificate: every iterate is ``v = Zᵀa`` with ``a >= 0`` (the steps only add active rows and shrink), so
+:class:`MarginPlan`'s bound ``γ̄ <= ||Zᵀa||/Σa`` applies; with a bias the weights are balanced per class
+(``q_i = a_i/(2 A_±)``, ``γ̄ <= ||Σ q_i y_i x_i||``). A warm start ``w0`` is not of that form: no bound then.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import ProblemError, check_positive
+from ..linalg import SignedData
+from ..reductions import register_method
+from ..runloop import Solution
+from .margin_base import MarginPlan
+
+MNW = "Molitor, Needell & Ward (2021)"
+
+
+def supports_linear(problem):
+    if getattr(problem, "kernel", None) is not None:
+        return False, "the homotopic subgradient method works on the primal w (no kernel; use 'diagonal')"
+    return True, ""
+
+
+@dataclass
+class Point:
+    """A primal point with its margins and dual weights: ``w = Zᵀa`` (``a >= 0``), ``s = Zw``; with a bias,
+    the offset ``b`` and ``w_pos = Σ_{y_i=+1} a_i y_i x_i`` (for the balanced certificate)."""
+
+    w: np.ndarray
+    s: np.ndarray
+    a: np.ndarray
+    b: float = 0.0
+    w_pos: np.ndarray | None = None
+
+    def scaled(self, c: float) -> "Point":
+        return Point(c * self.w, c * self.s, c * self.a, c * self.b,
+                     None if self.w_pos is None else c * self.w_pos)
+
+    def plus(self, other: "Point") -> "Point":
+        return Point(self.w + other.w, self.s + other.s, self.a + other.a, self.b + other.b,
+                     None if self.w_pos is None else self.w_pos + other.w_pos)
+
+
+@dataclass
+class HomotopyState:
+    t: int                    # subgradient evaluations so far (the paper's T)
+    k: int                    # stage
+    j: int                    # steps done in stage k
+    v: Point                  # inner iterate v_j
+    start: Point              # stage start w̃_k
+    acc: Point | None         # sum of v_0..v_{j-1} ("average") or the best of them ("best")
+    acc_value: float          # f_{λ_k} at the best iterate ("best")
+    dual_bound: float         # certified upper bound on the max margin
+
+
+@register_method("homotopic", "MaxMargin", supports=supports_linear, paper=MNW,
+                 algorithm="Algorithm 1 (homotopic averaged subgradient; geometric schedules [RECON]); "
+                           "bias: post-hoc b of §6.5",
+                 converges_to="hard-margin solution w* (with bias: w*, b*)",
+                 rate="||w̃_K - w*|| = O(T^(-1/(4+δ))) in subgradient evaluations T (Thm 3.1 [RECON])",
+                 tolerance=2e-2)
+class HomotopicSubgradient(MarginPlan):
+    """Molitor–Needell–Ward Algorithm 1: for ``k = 0, 1, ...``, ``T_k`` subgradient steps on ``f_{λ_k}``,
+
+        g_j = λ_k v_j − σ Σ_{i: y_i x_iᵀv_j < 1} y_i x_i,    v_{j+1} = v_j − η_k g_j                  (eq. 3)
+
+    from ``v_0 = w̃_k``; ``w̃_{k+1}`` = average of ``v_0..v_{T_k−1}`` (or the best iterate). One product with
+    ``X`` and one with ``Xᵀ`` per step. With ``η_kλ_k <= 1`` every iterate satisfies ``||v_j|| <= H/λ_k``
+    (Lemma 2.2) and a stage of length ``T`` from ``v_0`` gives ``f_λ(v̄) − f_λ(w[λ]) <= R²/(2ηT) + ηL²/2``,
+    ``R = ||v_0 − w[λ]||`` (Lemma 4.1 [RECON]).
+
+    Parameters (defaults and [RECON] status in the module docstring): ``lambda0``, ``lambda_decay`` (a),
+    ``step_decay`` (b), ``stage_growth`` (c), ``delta`` (δ), ``T0``, ``eta0``, ``hinge`` (``"mean"`` or
+    ``"sum"``), ``output`` (``"average"`` or ``"best"``). ``η0 λ0 > 1`` is rejected (Lemma 2.2); ``b <= a``
+    (the noise term ``η_k/λ_k`` does not decay) and ``c < ab`` (``λ_kη_kT_k`` does not grow) run with a
+    ``UserWarning``.
+    """
+
+    name = "homotopic"
+    default_max_iter = 100000
+    default_tol = 1e-3
+    log_columns = ("margin", "dual_bound", "stage", "lam")
+
+    def __init__(self, form, lambda0=1.0, lambda_decay=2.0, step_decay=None, stage_growth=None, delta=2.0,
+                 T0=None, eta0=None, hinge="mean", output="average"):
+        super().__init__(form)
+        self.Z = SignedData(form.X, form.y, sign=+1.0)   # rows y_i x_i (MNW's convention), unscaled
+        self.X, self.y, self.bias = form.X, form.y, bool(form.bias)
+        self.pos = form.y > 0
+        if hinge not in ("mean", "sum"):
+            raise ProblemError(f"hinge must be 'mean' or 'sum'; got {hinge!r}")
+        if output not in ("average", "best"):
+            raise ProblemError(f"output must be 'average' or 'best'; got {output!r}")
+        if T0 is not None and (isinstance(T0, bool) or not isinstance(T0, (int, np.integer)) or T0 < 1):
+            raise ProblemError(f"T0 must be a positive int; got {T0!r}")
+        self.lambda0 = check_positive(lambda0, "lambda0")
+        self.a = check_positive(lambda_decay, "lambda_decay")
+        self.delta = check_positive(delta, "delta", strict=False)
+        self.b = self.a ** 3 if step_decay is None else check_positive(step_decay, "step_decay")
+        self.c = self.a ** (4 + self.delta) if stage_growth is None else check_positive(stage_growth, "stage_growth")
+        for name, val in (("lambda_decay", self.a), ("step_decay", self.b)):
+            if val <= 1:
+                raise ProblemError(f"{name} must be > 1 (λ_k and η_k decrease to 0); got {val:g}")
+        if self.c < 1:
+            raise ProblemError(f"stage_growth must be >= 1 (stages do not shrink); got {self.c:g}")
+        self.sigma = 1.0 / self.n if hinge == "mean" else 1.0
+        self.H = self.sigma * float(form.row_norms().sum())
+        self.L = 2.0 * self.H
+        self.eta0 = min(1.0 / self.lambda0, 1.0 / self.L) if eta0 is None else check_positive(eta0, "eta0")
+        if self.eta0 * self.lambda0 > 1.0 + 1e-12:
+            raise ProblemError(f"eta0 * lambda0 must be <= 1 (bounded iterates, Lemma 2.2); got "
+                               f"{self.eta0:g} * {self.lambda0:g}")
+        if self.b <= self.a:
+            warnings.warn(f"step_decay = {self.b:g} <= lambda_decay = {self.a:g}: the noise term η_k L²/λ_k of "
+                          f"Lemma 4.1 does not decay [RECON]", UserWarning, stacklevel=2)
+        if self.c < self.a * self.b:
+            warnings.warn(f"stage_growth = {self.c:g} < lambda_decay * step_decay = {self.a * self.b:g}: λ_kη_kT_k "
+                          f"does not grow, the contraction of Lemma 4.3 fails [RECON]", UserWarning, stacklevel=2)
+        self.T0 = math.ceil(1.0 / (self.eta0 * self.lambda0)) if T0 is None else int(T0)
+        self.output = output
+
+    # schedules [RECON] -----------------------------------------------------------------------------------
+    def lam(self, k: int) -> float:
+        return self.lambda0 * self.a ** (-k)
+
+    def eta(self, k: int) -> float:
+        return self.eta0 * self.b ** (-k)
+
+    def stage_length(self, k: int) -> int:
+        return int(math.ceil(self.T0 * self.c ** k))
+
+    # hooks ------------------------------------------------------------------------------------------------
+    def init(self, rng, warm_start):
+        w = self.start_w(warm_start)
+        self.certified = warm_start is None
+        b = float(getattr(warm_start, "b", 0.0) or 0.0) if self.bias else 0.0
+        v = Point(w=w, s=self.Z.matvec(w), a=np.zeros(self.n), b=b,
+                  w_pos=np.zeros(self.d) if self.bias else None)
+        return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf)
+
+    def step(self, st):
+        lam, eta, v = self.lam(st.k), self.eta(st.k), st.v
+        acc, acc_value = self.accumulate(st, lam)
+        act = (v.s + self.y * v.b < 1.0).astype(float)
+        g, g_pos = self.active_sum(act)
+        shrink, push = 1.0 - eta * lam, eta * self.sigma
+        w = shrink * v.w + push * g
+        new = Point(w=w, s=self.Z.matvec(w), a=shrink * v.a + push * act,
+                    b=v.b + push * float(self.y @ act) if self.bias else 0.0,
+                    w_pos=None if g_pos is None else shrink * v.w_pos + push * g_pos)
+        j, k, start = st.j + 1, st.k, st.start
+        if j == self.stage_length(k):       # end of stage: warm start the next one at its output
+            start = self.output_point(acc, j)
+            new, acc, acc_value, j, k = start, None, np.inf, 0, k + 1
+        bound = np.inf
+        if self.certified:  # bounds are scale invariant: the running sum certifies like the average
+            bound = min(st.dual_bound, self.bound(new), np.inf if acc is None else self.bound(acc))
+        return HomotopyState(t=st.t + 1, k=k, j=j, v=new, start=start, acc=acc, acc_value=acc_value,
+                             dual_bound=bound)
+
+    def accumulate(self, st, lam):
+        """Add ``v_j`` to the running sum, or keep it if it is the best so far (strictly smaller ``f_λ``)."""
+        if self.output == "average":
+            return (st.v if st.acc is None else st.acc.plus(st.v)), np.inf
+        value = self.stage_objective(st.v, lam)
+        if value < st.acc_value:
+            return st.v, value
+        return st.acc, st.acc_value
+
+    def active_sum(self, act):
+        """``Σ_{active} y_i x_i`` (one product with ``Xᵀ``), and with a bias its positive-class part."""
+        if not self.bias:
+            return self.Z.rmatvec(act), None
+        c = self.y * act
+        G = np.asarray(self.X.T @ np.column_stack([c * self.pos, c * ~self.pos]))
+        return G[:, 0] + G[:, 1], G[:, 0]
+
+    def output_point(self, acc, j) -> Point:
+        return acc.scaled(1.0 / j) if self.output == "average" else acc
+
+    def out(self, st) -> Point:
+        """The current stage output: the stage start, then the running average (or best) of the stage."""
+        return st.start if st.j == 0 else self.output_point(st.acc, st.j)
+
+    def stage_objective(self, p: Point, lam: float) -> float:
+        """``f_λ(w) = σ Σ hinge(y_i(x_iᵀw + b)) + (λ/2)||w||²`` (the offset is not regularised)."""
+        hinge = np.maximum(0.0, 1.0 - (p.s + self.y * p.b)).sum()
+        return self.sigma * float(hinge) + 0.5 * lam * float(p.w @ p.w)
+
+    # certificate ------------------------------------------------------------------------------------------
+    def bound(self, p: Point) -> float:
+        if not self.bias:
+            mass = float(p.a.sum())
+            return math.sqrt(float(p.w @ p.w)) / mass if mass > 0 else np.inf
+        m_pos, m_neg = float(p.a[self.pos].sum()), float(p.a[~self.pos].sum())
+        if m_pos <= 0 or m_neg <= 0:
+            return np.inf
+        return float(np.linalg.norm(p.w_pos / (2 * m_pos) + (p.w - p.w_pos) / (2 * m_neg)))
+
+    def point_margin(self, p: Point) -> float:
+        """Normalised margin of ``w`` (with a bias: of ``(w, b̂(w))``, ``½(min_+ s + min_− s)/||w||``)."""
+        nw = math.sqrt(float(p.w @ p.w))
+        if nw == 0.0:
+            return 0.0
+        if self.bias:
+            return 0.5 * (float(p.s[self.pos].min()) + float(p.s[~self.pos].min())) / nw
+        return float(p.s.min()) / nw
+
+    def posthoc_bias(self, p: Point) -> float:
+        """§6.5: ``b̂ = −½(max_{y=−1} x_iᵀw + min_{y=+1} x_iᵀw)``, with ``x_iᵀw = y_i s_i``."""
+        return -0.5 * (float(-p.s[~self.pos].min()) + float(p.s[self.pos].min()))
+
+    def margin(self, st) -> float:
+        # margins are scale invariant: the running sum has the margin of the running average
+        return self.point_margin(st.start if st.j == 0 else st.acc)
+
+    def measure(self, st) -> dict:
+        p, lam = self.out(st), self.lam(st.k)
+        m = self.point_margin(p)
+        return {"margin": m, "dual_bound": st.dual_bound, "gap_bound": st.dual_bound - m,
+                "norm_w": float(np.linalg.norm(p.w)), "stage": st.k, "lam": lam,
+                "stage_objective": self.stage_objective(p, lam)}
+
+    def snapshot(self, st):
+        return self.out(st).w.copy()
+
+    def solution(self, st, status) -> Solution:
+        p = self.out(st)
+        m, ub = self.point_margin(p), st.dual_bound
+        cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m,
+                "relative_gap_bound": (ub - m) / ub if np.isfinite(ub) and ub > 0 else np.inf,
+                "stage": st.k, "lambda": self.lam(st.k), "subgradient_evaluations": st.t}
+        b = self.posthoc_bias(p) if self.bias else 0.0
+        return Solution(w=p.w.copy(), b=b, status=status, certificate=cert,
+                        info={"learned_bias": p.b} if self.bias else {})

@@ -1,0 +1,128 @@
+"""Euclidean projections used by the Hough–Vavasis plans and references (fista-esp-and-svm.md §2.1, §2.6).
+
+* :func:`project_soc_rows` -- onto a product of second-order cones ``{(λ, p) : ||p|| <= λ}``, one cone per row.
+* :func:`project_svm_dual` -- onto ``Ω = {0 <= a <= γ, yᵀa = 0}`` (the continuous quadratic knapsack of
+  (13)–(14); ``eᵀu = eᵀv`` with ``u`` the ``y = +1`` entries and ``v`` the ``y = −1`` entries), three ways:
+  ``"sort"`` (exact, O(n log n)), ``"linear"`` (Brucker/Kiwiel median search, O(n)) and ``"bisection"``.
+
+The knapsack is solved through one monotone function. With a multiplier ``τ`` for ``yᵀa = 0`` the minimiser is
+``a_i(τ) = clip(z_i − y_i τ, 0, γ)``. Writing ``lo_i = z_i − γ`` (``y_i = +1``) or ``lo_i = −z_i`` (``y_i = −1``),
+``yᵀa(τ) = γ·#{y = +1} − h(τ)`` with ``h(τ) = Σ_i clip(τ − lo_i, 0, γ)``, which is continuous, piecewise linear
+and non-decreasing from 0 to ``nγ``. The root ``h(τ*) = γ·#{y = +1}`` always exists (both classes are present);
+if it is an interval, every point of it gives the same projection (digest pitfall 13).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def project_soc_rows(X: np.ndarray) -> np.ndarray:
+    """Project every row ``(λ, p)`` of ``X`` onto ``{||p|| <= λ}`` (Beck, Example 6.37). Returns a new array."""
+    lam = X[:, 0]
+    a = np.sqrt(np.einsum("ij,ij->i", X[:, 1:], X[:, 1:]))
+    out = X.copy()
+    polar = a <= -lam
+    outside = (a > lam) & ~polar
+    out[polar] = 0.0
+    if outside.any():
+        beta = 0.5 * (a[outside] + lam[outside])
+        out[outside, 0] = beta
+        out[outside, 1:] *= (beta / a[outside])[:, None]
+    return out
+
+
+def _knapsack_data(z, y, gamma):
+    lo = np.where(y > 0, z - gamma, -z)
+    target = gamma * float(np.count_nonzero(y > 0))
+    return lo, target
+
+
+def _h(tau, lo, gamma):
+    return float(np.clip(tau - lo, 0.0, gamma).sum())
+
+
+def _root_sort(lo, target, gamma):
+    n = lo.size
+    bp = np.concatenate([lo, lo + gamma])
+    delta = np.concatenate([np.ones(n), -np.ones(n)])
+    order = np.argsort(bp, kind="stable")
+    bp, slope = bp[order], np.cumsum(delta[order])
+    h = np.concatenate([[0.0], np.cumsum(slope[:-1] * np.diff(bp))])
+    k = int(np.searchsorted(h, target, side="left"))  # first breakpoint with h >= target
+    if k < h.size and h[k] == target:
+        return float(bp[k])
+    # h[k-1] < target < h[k]: h is linear with slope slope[k-1] > 0 on [bp[k-1], bp[k]]
+    return float(bp[k - 1] + (target - h[k - 1]) / slope[k - 1])
+
+
+def _root_linear(lo, target, gamma, small=128):
+    """Median search (digest PROJ-Ω-LINEAR): every pass halves the breakpoints left in ``(left, right)``;
+    terms whose two breakpoints are outside it are folded into ``const + slope·τ``. Once at most ``small``
+    breakpoints remain, ``h`` is evaluated at all of them at once (it is affine between consecutive ones,
+    and constant, 0 or ``nγ``, beyond an infinite end), which saves the Python overhead of the last passes."""
+    left, right = -np.inf, np.inf
+    U = lo                      # unresolved terms
+    const, slope = 0.0, 0.0     # resolved part of h on (left, right)
+    P = np.concatenate([lo, lo + gamma])
+    while P.size > small:
+        tau = float(np.partition(P, P.size // 2)[P.size // 2])
+        val = const + slope * tau + _h(tau, U, gamma)
+        if val == target:
+            return tau
+        if val < target:
+            left = tau
+        else:
+            right = tau
+        hi = U + gamma
+        inside = ((U > left) & (U < right)) | ((hi > left) & (hi < right))
+        done_lo, done_hi = U[~inside], hi[~inside]
+        const += gamma * np.count_nonzero(done_hi <= left)
+        linear = (done_lo <= left) & (done_hi >= right)
+        const -= float(done_lo[linear].sum())
+        slope += np.count_nonzero(linear)
+        U = U[inside]
+        P = np.concatenate([U, U + gamma])
+        P = P[(P > left) & (P < right)]
+    pts = np.sort(P)
+    first = left if np.isfinite(left) else (pts[0] if pts.size else 0.0) - 1.0
+    last = right if np.isfinite(right) else (pts[-1] if pts.size else 0.0) + 1.0
+    xs = np.concatenate([[first], pts, [last]])
+    vals = const + slope * xs + np.clip(xs[:, None] - U[None, :], 0.0, gamma).sum(axis=1)
+    # vals[0] < target < vals[-1] in exact arithmetic; clamp against rounding at the bracket ends
+    k = min(max(int(np.searchsorted(vals, target, side="left")), 1), xs.size - 1)
+    if vals[k] == target:
+        return float(xs[k])
+    return float(xs[k - 1] + (target - vals[k - 1]) * (xs[k] - xs[k - 1]) / (vals[k] - vals[k - 1]))
+
+
+def _root_bisection(lo, target, gamma, max_halvings=200):
+    left, right = float(lo.min()) - 1.0, float(lo.max() + gamma) + 1.0   # h(left) = 0, h(right) = nγ
+    h_left, h_right = 0.0, gamma * lo.size
+    for _ in range(max_halvings):  # a bracket search, not an iteration of the method
+        mid = 0.5 * (left + right)
+        if mid <= left or mid >= right:
+            break
+        h_mid = _h(mid, lo, gamma)
+        if h_mid < target:
+            left, h_left = mid, h_mid
+        else:
+            right, h_right = mid, h_mid
+    if h_right == h_left:
+        return right
+    return left + (target - h_left) * (right - left) / (h_right - h_left)
+
+
+_ROOTS = {"sort": _root_sort, "linear": _root_linear, "bisection": _root_bisection}
+PROJECTIONS = tuple(_ROOTS)
+
+
+def project_svm_dual(z: np.ndarray, y: np.ndarray, gamma: float, equality: bool = True,
+                     method: str = "linear") -> np.ndarray:
+    """Projection of ``z`` onto ``{0 <= a <= γ}`` intersected with ``{yᵀa = 0}`` when ``equality`` (else the box).
+
+    ``method`` chooses the root finder for the multiplier of ``yᵀa = 0`` (see the module docstring)."""
+    if not equality:
+        return np.clip(z, 0.0, gamma)
+    lo, target = _knapsack_data(z, y, gamma)
+    tau = _ROOTS[method](lo, target, gamma)
+    return np.clip(z - y * tau, 0.0, gamma)

@@ -1,0 +1,96 @@
+"""The perturbed soft-margin SVM primal of Hough & Vavasis and the scalar functions it is built from.
+
+Reference: ../shared/papers/fista-esp-and-svm.md §1.6–1.7 and §2.9. With the signed margin
+``θ_i = y_i(x_iᵀw + t)`` (class ``+1`` are the paper's c-points, ``−1`` its d-points), the Lagrange dual of the
+perturbed dual (15) is (20)::
+
+    min_{w,t} f(w, t) = ½||w||² + Σ_i ψ(θ_i),
+
+    ψ(θ) = γ(1 − θ) − μγ²/2   (θ <= 1 − μγ),   (1 − θ)²/(2μ)   (1 − μγ <= θ <= 1),   0   (θ >= 1)      (19)
+
+a Huber-smoothed hinge (``μ = 0`` gives ``γ·max(0, 1 − θ)``, the soft-margin SVM (11) with ``C = γ``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .formulations import PerturbedSVMDual, _LabelledData
+
+
+def smoothed_hinge(theta, gamma: float, mu: float) -> np.ndarray:
+    """``ψ(θ)`` of (19); ``mu = 0`` is the hinge ``γ max(0, 1 − θ)``."""
+    r = np.maximum(0.0, 1.0 - np.asarray(theta, float))
+    if mu == 0:
+        return gamma * r
+    knee = mu * gamma
+    return np.where(r <= knee, r * r / (2.0 * mu), gamma * r - 0.5 * mu * gamma * gamma)
+
+
+def smoothed_hinge_grad(theta, gamma: float, mu: float) -> np.ndarray:
+    """``ψ'(θ)`` ((21) for the paper's parameters); for ``mu = 0`` the subgradient ``−γ`` below 1, else 0."""
+    theta = np.asarray(theta, float)
+    if mu == 0:
+        return np.where(theta < 1.0, -gamma, 0.0)
+    return np.clip((theta - 1.0) / mu, -gamma, 0.0)
+
+
+def best_offset(scores, y, gamma: float, mu: float) -> float:
+    """Algorithm OFFSET (2.9): ``argmin_t F(t)``, ``F(t) = Σ ψ(y_i(scores_i + t))``, by bisection on the derivative
+    ``F'(t) = Σ y_i ψ'(y_i(scores_i + t))``, non-decreasing and piecewise linear with breakpoints
+    ``y_i(1 − μγ) − scores_i`` and ``y_i − scores_i``. The bisection runs over the sorted breakpoints (``F'`` is
+    ``−jγ < 0`` below all of them and ``+lγ > 0`` above), then the root inside the last bracket is exact: ``F'``
+    is affine there (``μ > 0``) or constant (``μ = 0``: ``F`` is piecewise linear and the bracket end where the slope
+    changes sign is a minimiser). The minimiser may be an interval (pitfall 14); any point of it is returned."""
+    bp = np.unique(np.concatenate([y * (1.0 - mu * gamma) - scores, y - scores]))
+
+    def dF(t):
+        return float(np.dot(y, smoothed_hinge_grad(y * (scores + t), gamma, mu)))
+    lo_i, hi_i = -1, bp.size          # invariant: dF(bp[lo_i]) <= 0 < dF(bp[hi_i]) (virtual ends outside)
+    while hi_i - lo_i > 1:            # O(log n) evaluations of F', a root search, not a method's iteration
+        mid = (lo_i + hi_i) // 2
+        if dF(bp[mid]) <= 0:
+            lo_i = mid
+        else:
+            hi_i = mid
+    lo = bp[lo_i] if lo_i >= 0 else bp[0] - 1.0
+    hi = bp[hi_i] if hi_i < bp.size else bp[-1] + 1.0
+    if mu > 0:
+        d_lo, d_hi = dF(lo), dF(hi)
+        return float(lo - d_lo * (hi - lo) / (d_hi - d_lo)) if d_lo < 0 else float(lo)
+    slope = dF(0.5 * (lo + hi))
+    return float(hi if slope < 0 else lo if slope > 0 else 0.5 * (lo + hi))
+
+
+def perturbed_primal_value(w, scores, y, gamma: float, mu: float, t: float) -> float:
+    """``f(w, t)`` of (20) from ``scores = Xw``."""
+    return 0.5 * float(np.dot(w, w)) + float(smoothed_hinge(y * (scores + t), gamma, mu).sum())
+
+
+class PerturbedSVMPrimal(_LabelledData):
+    """The perturbed primal (20): ``min_{w,b} ½||w||² + Σ_i ψ(y_i(x_iᵀw + b))`` with the smoothed hinge ψ of (19),
+    the Lagrange dual of :class:`~marginkit.PerturbedSVMDual` (same ``gamma``, ``mu``; defaults ``64/n``, ``n/128``).
+
+    Build it from data, ``PerturbedSVMPrimal(X, y, gamma=None, mu=None)``, or from a dual problem
+    (``PerturbedSVMDual(...).primal()``, which shares its validated arrays)."""
+
+    form = "PerturbedSVMPrimal"
+    kernel = None
+    bias = True
+
+    def __init__(self, X, y=None, gamma=None, mu=None):
+        if not isinstance(X, PerturbedSVMDual):
+            X = PerturbedSVMDual(X, y, gamma=gamma, mu=mu)
+        for key in ("X", "y", "classes_", "gamma", "mu"):
+            object.__setattr__(self, key, getattr(X, key))
+        object.__setattr__(self, "_dual", X)
+        self._freeze()
+
+    def dual(self) -> PerturbedSVMDual:
+        return self._dual
+
+    def objective(self, w, b=0.0) -> float:
+        w = np.asarray(w, float)
+        return perturbed_primal_value(w, self.scores(w), self.y, self.gamma, self.mu, float(b))
+
+    def __repr__(self):
+        return f"PerturbedSVMPrimal(n={self.n}, d={self.d}, gamma={self.gamma:g}, mu={self.mu:g})"
