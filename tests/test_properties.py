@@ -76,3 +76,22 @@ def test_soft_margin_methods_never_beat_the_certified_objective(inst, C):
         assert res.value >= ref.value - 1e-6 * max(1.0, abs(ref.value)), method
         if res.status == "optimal":  # a certified stop is close to the optimum (default tolerances <= 1e-4)
             assert res.value <= ref.value + 1e-3 * max(1.0, abs(ref.value)), method
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(), st.sampled_from([1.5, 2.0]))
+def test_min_norm_methods_claim_optimal_only_when_feasible_and_optimal(inst, p):
+    X, y = inst
+    problem = mk.MinNormFeasibility(X, y, p=p)
+    ref = problem.reference()
+    for method in mk.methods(problem):
+        if method == "cvxpy":
+            continue
+        res = problem.solve(method, max_iter=50, seed=0)
+        assert res.status in mk.result.STATUSES
+        if ref.status == "infeasible":
+            assert res.status != "optimal", method
+        if res.status == "optimal":
+            assert ref.status in ("optimal", "optimal_inaccurate"), method
+            assert res.info["max_violation"] <= 1e-4, method
+            assert res.value <= ref.value * (1 + 1e-3) + 1e-9, method
