@@ -29,7 +29,8 @@ import numpy as np
 import marginkit.catalog as catalog
 
 RUNS = [("Alg. 1", "diagonal", {}), ("Alg. 2, α=10", "diagonal-inertial", {"alpha": 10.0}),
-        ("Alg. 2, α=30", "diagonal-inertial", {"alpha": 30.0}), ("Alg. 2, α=50", "diagonal-inertial", {"alpha": 50.0})]
+        ("Alg. 2, α=30", "diagonal-inertial", {"alpha": 30.0}),
+        ("Alg. 2, α=50", "diagonal-inertial", {"alpha": 50.0})]
 COLORS = ["green", "red", "magenta", "blue"]
 EARLY = 100
 
@@ -49,8 +50,9 @@ def run(quick: bool = False) -> dict:
     for label, method, params in RUNS:
         res = problem.solve(method, schedule="inverse", lambda0=4.0, max_iter=T, tol=0.0, trace=1, **params)
         tr = res.trace
+        angle = tr["angle_gap"]
         curves[label] = {"t": tr["iteration"], "error": tr["dist_to_opt"], "margin_gap": tr["margin_gap"],
-                         "angle_gap": tr["angle_gap"], "normalized_error": np.sqrt(2 * np.maximum(tr["angle_gap"], 0.0)),
+                         "angle_gap": angle, "normalized_error": np.sqrt(2 * np.maximum(angle, 0.0)),
                          "w": tr.iterates[-1]}
     return {"X": problem.X, "y": problem.y, "w_star": ref.w, "T": T, "curves": curves}
 

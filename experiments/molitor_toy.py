@@ -7,19 +7,19 @@ Mean hinge, ``λ* = λ*_A/n`` (0.1 on ``toy-2d``). The paper's parameters ("as i
 with its formulas; ours: ``λ0 = 4λ*`` (digest MNW-8), ``a = 2``, ``b = 4`` (the digest's balanced ``b = a³ = 8``
 is much slower on the stretched set), ``T0 = ⌈1/(λ0η0)⌉`` and ``η0 = min(1/λ0, 1/L)`` (the plan's defaults),
 average output, ``c ∈ {4, 8, 64}`` in Fig. 2 and ``c = 8`` in Figs. 3–4. The x-axis is the number of
-subgradient evaluations ``T`` (10⁵; 3·10⁴ with ``--quick``). Logistic GD: summed loss, ``η = 1/σ_max``, from 0
+subgradient evaluations ``T`` (10⁵; 2·10⁴ with ``--quick``). Logistic GD: summed loss, ``η = 1/σ_max``, from 0
 (``gd`` with ``loss="logistic"``; its rows are scaled by ``R = max||x_i||``, hence ``eta = n R²/σ_max``).
 
 Orderings reported by the paper, checked at the reduced size by tests/test_experiments_hinge.py:
 
 1. Fig. 2: for a fixed budget an intermediate stage growth ``c`` gives the smallest error ``||w̃ − w*||``
-   (here ``c = 8`` against 4 and 64; this holds at T = 3·10⁴ and 10⁵, not at every budget: the error falls in
+   (here ``c = 8`` against 4 and 64; this holds at T = 10⁴ to 10⁵, not at every budget: the error falls in
    steps at stage ends, so the ranking of two values of ``c`` can change between budgets);
 2. Fig. 3: Algorithm 1 converges significantly faster than logistic GD in angle gap and margin gap;
 3. Fig. 4 (stretched data): logistic GD becomes much slower in angle and margin gap and Algorithm 1's error
    converges more slowly. **Not reproduced**: "Algorithm 1's angle and margin gaps are barely affected" —
-   with our [RECON] schedules its margin gap grows by orders of magnitude on the stretched set, although it
-   stays below logistic GD's at T = 10⁵.
+   with our [RECON] schedules its margin gap grows by orders of magnitude on the stretched set, and it
+   overtakes logistic GD only after about 3·10⁴ evaluations (at T = 10⁵ its margin gap is 6× smaller).
 
 Run::
 
@@ -38,7 +38,7 @@ from marginkit.linalg import spectral_norm_sq
 
 GROWTHS = (4.0, 8.0, 64.0)
 FIG3_GROWTH = 8.0
-CHECKPOINTS = (10000, 30000, 100000)
+CHECKPOINTS = (10000, 20000, 30000, 100000)
 
 
 def homotopic_curve(problem, lambda_star, growth, T):
@@ -52,7 +52,9 @@ def homotopic_curve(problem, lambda_star, growth, T):
 def logistic_gd_curve(problem, T):
     R, sigma_max = float(problem.row_norms().max()), float(np.sqrt(spectral_norm_sq(problem.X)))
     res = problem.solve("gd", loss="logistic", eta=problem.n * R ** 2 / sigma_max, max_iter=T, tol=0.0)
-    return curve(res)
+    out = curve(res)
+    out["error"] = np.full_like(out["error"], np.nan)   # its iterates diverge in norm: only gaps compare
+    return out
 
 
 def curve(res) -> dict:
@@ -66,7 +68,7 @@ def at(c: dict, key: str, T: int) -> float:
 
 
 def run(quick: bool = False) -> dict:
-    T = 30000 if quick else 100000
+    T = 20000 if quick else 100000
     out = {"T": T, "fig2": {}, "fig3": {}, "fig4": {}, "margin": {}}
     for name, fig in (("toy-2d", "fig3"), ("toy-2d-stretched", "fig4")):
         problem = catalog.load(name)
@@ -127,7 +129,7 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="T = 30,000 instead of 100,000")
+    parser.add_argument("--quick", action="store_true", help="T = 20,000 instead of 100,000")
     parser.add_argument("--outdir", default=".")
     args = parser.parse_args()
     main(quick=args.quick, outdir=args.outdir)

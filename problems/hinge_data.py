@@ -31,13 +31,12 @@ def _clouds_problem(flip, quick):
     return MaxMargin(X, y, kernel="rbf", gamma=1.0 / (2.0 * KERNEL_SIGMA2))
 
 
-_CLOUDS_NOTE = ("(600 training points; Gaussian kernel sigma^2=0.15). Separable in exact arithmetic (the Gram matrix "
-                "of distinct points is positive definite) but not numerically: its smallest eigenvalue is ~1e-15, "
-                "so the reference reports 'infeasible' and first-order methods stop on their hull-distance "
-                "certificate; AP's margin gaps are measured against the best certified bound instead")
+_CLOUDS_NOTE = ("(600 training points, Gaussian kernel sigma^2=0.15): separable in exact arithmetic but not "
+                "numerically (smallest Gram eigenvalue ~1e-15), so the reference reports 'infeasible'")
 
 
-@instance("gauss-kernel-noise-0", "MaxMargin", "two Gaussian clouds N(±(1/2,1/2), 0.4 I), clean labels " + _CLOUDS_NOTE,
+@instance("gauss-kernel-noise-0", "MaxMargin", "two Gaussian clouds N(±(1/2,1/2), 0.4 I), clean labels "
+          + _CLOUDS_NOTE,
           source="Apidopoulos et al. Figs. 4-5")
 def gauss_kernel_noise_0(quick=False):
     return _clouds_problem(0.0, quick)

@@ -188,6 +188,23 @@ def test_diagonal_solves_the_soft_margin_svm_without_bias(kernel, C):
     assert abs(res.value - ref.value) <= 1e-5 * max(1.0, abs(ref.value))
 
 
+@pytest.mark.parametrize("method", ["diagonal", "diagonal-inertial"])
+def test_sparse_data_give_the_same_iterates_as_dense(method):
+    X, y = ds.separable_synthetic(n=60, d=30, margin=0.05, seed=2, sparse_density=0.3)
+    sparse = MaxMargin(X, y).solve(method, max_iter=300, tol=0.0)
+    dense = MaxMargin(X.toarray(), y).solve(method, max_iter=300, tol=0.0)
+    np.testing.assert_allclose(sparse.dual["u"], dense.dual["u"], rtol=1e-10, atol=1e-12)
+
+
+def test_warm_start_resumes_a_fixed_lambda_run():
+    X, y = ds.separable_synthetic(n=30, d=5, margin=0.05, seed=1)
+    svm = SoftMarginSVM(X, y, C=5.0, bias=False)
+    first = svm.solve("diagonal", max_iter=100, tol=0.0)
+    resumed = svm.solve("diagonal", max_iter=100, tol=0.0, warm_start=first)
+    straight = svm.solve("diagonal", max_iter=200, tol=0.0)
+    np.testing.assert_allclose(resumed.dual["u"], straight.dual["u"], rtol=1e-12, atol=1e-14)
+
+
 CATALOG_RUNS = [("diagonal", "toy-2d"), ("diagonal", "synthetic-separable"), ("diagonal", "mnist-0-vs-1"),
                 ("diagonal-inertial", "toy-2d"), ("diagonal-inertial", "toy-2d-stretched"),
                 ("diagonal-inertial", "synthetic-separable"), ("diagonal-inertial", "mnist-3-vs-5"),

@@ -172,6 +172,15 @@ def test_homotopic_agrees_with_the_reference_on_toy_sets_within_its_tolerance(re
     assert abs(res.b - case.bstar) <= tol * max(1.0, abs(case.bstar))
 
 
+@pytest.mark.parametrize("bias", [False, True])
+def test_sparse_data_give_the_same_iterates_as_dense(bias):
+    X, y = ds.separable_synthetic(n=60, d=30, margin=0.05, seed=2, sparse_density=0.3)
+    sparse = MaxMargin(X, y, bias=bias).solve("homotopic", max_iter=300, tol=0.0)
+    dense = MaxMargin(X.toarray(), y, bias=bias).solve("homotopic", max_iter=300, tol=0.0)
+    np.testing.assert_allclose(sparse.w, dense.w, rtol=1e-10, atol=1e-12)
+    assert sparse.b == pytest.approx(dense.b, abs=1e-12)
+
+
 @pytest.mark.parametrize("options,argument", [({"eta0": 10.0, "lambda0": 1.0}, "eta0"),
                                               ({"lambda_decay": 1.0}, "lambda_decay"),
                                               ({"step_decay": 0.5}, "step_decay"), ({"T0": 0}, "T0"),

@@ -26,8 +26,8 @@ Resolved in this file (each once):
   ``t = 1``, update ``t`` here is the paper's ``t + 1``: the paper's ``λ_t = λ0/t`` is exactly ``"inverse"``.
   ``λ0/2^t`` underflows after about 1074 steps; the box is computed as ``inv_lam(t) = 2^t/λ0`` and becomes
   ``+inf``.
-* **Unstated step and start** (A.4.1): ``γ = 1/||Q||_op`` (``||Q|| = ||X||_2²`` by power iteration, never
-  forming ``Q``) and ``u_0 = 0``.
+* **Unstated step and start** (A.4.1): ``γ = 1/||Q||_op`` (linear: ``||X||_2²`` by power iteration, never
+  forming ``Q``; kernel: ``λ_max(K)``) and ``u_0 = 0``.
 * **Condition λ_0 <= 1/||u*||** (A.5.10): ``u*`` is not unique and the proofs use only ``λ_0 ||u*||_∞ <= 1``,
   i.e. ``λ(0) <= λ*_A`` (``problem.constants()["lambda_star"]``). Larger ``λ(0)`` gives the same limit; the
   rates then hold once ``λ_t <= λ*_A`` (Remark 5.3).
@@ -245,9 +245,8 @@ class HingeDualState:
     s: np.ndarray                # margins Zw = −Qu of the primal point
     w: np.ndarray | None         # primal iterate −Zᵀu (None with a kernel)
     dual_bound: float = np.inf   # certified upper bound on the max margin (MaxMargin only)
-    u_prev: np.ndarray | None = None   # Algorithm 2: previous iterate and its margins / primal point
+    u_prev: np.ndarray | None = None   # Algorithm 2: previous iterate and its margins
     s_prev: np.ndarray | None = None
-    w_prev: np.ndarray | None = None
 
 
 class HingeDualSteps:
@@ -277,7 +276,11 @@ class HingeDualSteps:
         elif dual is not None:
             raise ProblemError("warm_start: this result carries no dual iterate u (run a dual method first)")
         else:
-            u = np.array(warm_start, dtype=float).ravel()
+            try:
+                u = np.array(warm_start, dtype=float).ravel()
+            except (TypeError, ValueError):
+                raise ProblemError(f"warm_start must be a previous result or a dual vector u; got {warm_start!r}") \
+                    from None
         if u.shape != (n,) or not np.all(np.isfinite(u)):
             raise ProblemError(f"warm_start must be a finite dual vector u of length {n}; got shape {u.shape}")
         return np.clip(u, -inv_lam0, 0.0)
@@ -294,7 +297,7 @@ def supports_hinge_dual(problem):
 @register_method("diagonal", "MaxMargin", supports=supports_hinge_dual, paper=AP,
                  algorithm="Algorithm 1 (eqs. 4.1-4.3), linear or kernel (Remark 4.1)",
                  converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
-                 rate="dual gap r_t <= r_0 q^t (linear, Thm 5.1, when λ(0)||u*||_∞ <= 1); ||w_t - w*|| <= sqrt(2 r_t)",
+                 rate="dual gap r_t <= r_0 q^t, linear (Thm 5.1, if λ(0)‖u*‖_∞ <= 1); ‖w_t − w*‖ <= sqrt(2 r_t)",
                  tolerance=1e-3)
 class DiagonalDescent(HingeDualSteps, MarginPlan):
     """AP Algorithm 1: projected gradient on the dual with a widening box,
@@ -303,7 +306,8 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
     one product with ``X`` and one with ``Xᵀ`` per step (kernel: one with the Gram matrix). ``r_t =
     D_t(u_t) − D∞(u*)`` is non-increasing for every non-increasing schedule (Lemma 5.3) and
-    ``½||w_t − w*||² <= r_t`` (Lemma 5.2); the trace column ``dual_objective`` is ``D_t(u_t) = ½||w_t||² + 1ᵀu_t``.
+    ``½||w_t − w*||² <= r_t`` (Lemma 5.2); the trace column ``dual_objective`` is
+    ``D_t(u_t) = ½||w_t||² + 1ᵀu_t``.
 
     Parameters: ``schedule`` (a name of :data:`NAMED_SCHEDULES`, a :class:`Schedule`, or a callable
     ``t -> λ_t``; default ``"inverse"``, ``λ0/(t+1)``), ``lambda0`` (for a named schedule; default 1,
@@ -364,12 +368,12 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 @register_method("diagonal-inertial", "MaxMargin", supports=supports_hinge_dual, paper=AP,
                  algorithm="Algorithm 2 (eqs. 4.4-4.7), linear or kernel (Remark 4.1)",
                  converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
-                 rate="r_t <= E_1/(t+α-1)², ||w_t - w*|| <= sqrt(2E_1)/(t+α-1) (Thm 5.2, α >= 3, λ(0)||u*||_∞ <= 1)",
+                 rate="‖w_t − w*‖ <= sqrt(2E_1)/(t+α-1), O(1/t) (Thm 5.2: α >= 3, λ(0)‖u*‖_∞ <= 1)",
                  tolerance=1e-3)
 class InertialDiagonalDescent(DiagonalDescent):
     """AP Algorithm 2 (i-GD): Algorithm 1 at the extrapolated point
 
-        z_t = u_t + t/(t+α) (u_t − u_{t−1}),   u_{t+1} = P_{[−1/λ_t,0]^n}(z_t − γ(Q z_t + 1))    (4.4)–(4.6)
+        z_t = u_t + t/(t+α) (u_t − u_{t−1}),  u_{t+1} = P_{[−1/λ_t,0]^n}(z_t − γ(Q z_t + 1))    (4.4)–(4.6)
 
     with ``u_0 = u_1`` (the paper's first update is ``t = 1``; update ``t`` here is its ``t + 1``). ``Qz`` is
     read off the stored margins, ``Qz = −(s_t + β(s_t − s_{t−1}))``, so a step costs as much as in Algorithm 1.
@@ -392,7 +396,7 @@ class InertialDiagonalDescent(DiagonalDescent):
 
     def init(self, rng, warm_start):
         st = super().init(rng, warm_start)
-        st.u_prev, st.s_prev, st.w_prev = st.u, st.s, st.w
+        st.u_prev, st.s_prev = st.u, st.s
         return st
 
     def step(self, st):
@@ -402,25 +406,25 @@ class InertialDiagonalDescent(DiagonalDescent):
         u = hinge_dual_step(z, sz, self.gamma, self.schedule.inv_lam(st.t))
         w, s = self.op.primal(u)
         return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s),
-                              u_prev=st.u, s_prev=st.s, w_prev=st.w)
+                              u_prev=st.u, s_prev=st.s)
 
 
 # the soft-margin SVM without bias (fixed λ = 1/C) ---------------------------------------------------------
 @register_method("diagonal", "SoftMarginSVM", supports=supports_hinge_dual, paper=AP,
                  algorithm="Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))",
                  converges_to="soft-margin SVM solution (bias=False), C = 1/λ",
-                 rate="dual objective O(1/t) (projected gradient, γ <= 1/||Q||); linear under the error bound of Lemma 5.4",
+                 rate="dual objective O(1/t) (projected gradient, γ <= 1/‖Q‖); linear under Lemma 5.4's error bound",
                  tolerance=1e-4)
 class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
     """AP Algorithm 1 with ``λ_t ≡ 1/C``: projected gradient ``a ← clip(a + γ(1 − Qa), 0, C)`` on the SVM
     dual (4.9) (``a = −u``), i.e. it solves ``min ½||w||² + C Σ hinge`` without a bias (AP-8).
 
-    Certificate: the duality gap ``P(w) − D(a) = ½||w||² + C Σ hinge(s_i) − (1ᵀa − ½||w||²)`` at the iterate,
-    whose ``a`` is always in ``[0, C]^n``; ``optimal`` when ``gap <= tol · max(1, P(w))``.
+    Certificate: the duality gap ``P(w) − D(a) = ½||w||² + C Σ hinge(s_i) − (1ᵀa − ½||w||²)`` at the
+    iterate, whose ``a`` is always in ``[0, C]^n``; ``optimal`` when ``gap <= tol · max(1, P(w))``.
     """
 
     name = "diagonal"
-    default_max_iter = 10000
+    default_max_iter = 100000
     default_tol = 1e-6
     log_columns = ("objective", "dual_objective", "duality_gap")
 

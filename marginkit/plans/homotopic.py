@@ -20,7 +20,8 @@ Resolved in this file (each once):
   ``η0 = min(1/λ0, 1/L)`` with ``L = 2H``, ``H = σ Σ||x_i||`` (eq. 7: the Lipschitz constant of ``f_λ`` on the
   ball ``||w|| <= H/λ`` where the iterates stay when ``ηλ <= 1``, Lemma 2.2). The digest fixes no ``T0`` (its
   runs use 10); the default here is ``T0 = ⌈1/(λ0η0)⌉``, the shortest first stage whose contraction factor
-  ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²`` (14 on ``toy-2d`` with ``λ0 = 4λ*``, 181 on its stretched variant).
+  ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²`` (14 on ``toy-2d`` with ``λ0 = 4λ*``, 181 on its stretched
+  variant).
   ``lambda0`` defaults to 1, our choice: for the mean hinge ``λ* <= γ*²``, which is at most 1 for data in the
   unit ball; set it from a margin estimate otherwise (the plateau ``λ_k > λ*`` costs whole stages, B.4.3).
 * **Hinge scale** (B.5.2): summed or averaged is not stated; ``hinge="mean"`` (``σ = 1/n``, default) or
@@ -100,7 +101,7 @@ class HomotopyState:
                  algorithm="Algorithm 1 (homotopic averaged subgradient; geometric schedules [RECON]); "
                            "bias: post-hoc b of §6.5",
                  converges_to="hard-margin solution w* (with bias: w*, b*)",
-                 rate="||w̃_K - w*|| = O(T^(-1/(4+δ))) in subgradient evaluations T (Thm 3.1 [RECON])",
+                 rate="‖w̃_K − w*‖ = O(T^(-1/(4+δ))) in subgradient evaluations T (Thm 3.1 [RECON])",
                  tolerance=2e-2)
 class HomotopicSubgradient(MarginPlan):
     """Molitor–Needell–Ward Algorithm 1: for ``k = 0, 1, ...``, ``T_k`` subgradient steps on ``f_{λ_k}``,

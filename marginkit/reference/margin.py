@@ -148,10 +148,16 @@ class MaxMarginReference(CvxpyReference):
             return out
         f = ref.decision_function(problem.X)
         active = np.flatnonzero(problem.y * f <= 1 + 1e-6)
+        # λ* needs every constraint that may carry a multiplier: the solver's accuracy leaves active
+        # constraints at slack ~1e-5, so the LP uses a looser set plus the ones with a positive multiplier
+        a = ref.dual.get("a")
+        loose = problem.y * f <= 1 + 1e-4
+        if a is not None:
+            loose |= a > 1e-8 * max(float(a.max()), 1e-300)
         out.update(margin=ref.margin, w=ref.w, b=ref.b, support_vectors=active,
                    norm_w=1.0 / ref.margin, hull_distance=ref.margin if not problem.bias else np.nan)
         if problem.kernel is None:
-            out["lambda_star"] = _lambda_star(problem, ref.w, active)
+            out["lambda_star"] = _lambda_star(problem, ref.w, np.flatnonzero(loose))
         return out
 
 
@@ -159,7 +165,8 @@ def _lambda_star(problem, wstar, active) -> float:
     Xa = _signed(problem)[active]
     a = cp.Variable(len(active), nonneg=True)
     t = cp.Variable()
-    cons = [Xa.T @ a == wstar, a <= t]
+    # Z_Aᵀa = w* up to the reference's own accuracy (an exact equality can be infeasible by 1e-9)
+    cons = [cp.norm(Xa.T @ a - wstar, 2) <= 1e-7 * max(1.0, float(np.linalg.norm(wstar))), a <= t]
     if problem.bias:
         cons.append(problem.y[active] @ a == 0)
     prob = cp.Problem(cp.Minimize(t), cons)
