@@ -8,6 +8,7 @@ to read-only CSR copies), so a user who mutates their array afterwards does not 
 from __future__ import annotations
 
 import numbers
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,8 +18,14 @@ class ProblemError(ValueError):
     """Invalid problem data or options. The message names the offending argument."""
 
 
+# arrays this module produced (read-only copies): a problem built from another problem's data (a
+# reduction) shares them instead of copying X again
+_OWNED: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+
+
 def _freeze(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
+    _OWNED[id(a)] = a
     return a
 
 
@@ -26,6 +33,8 @@ def check_matrix(X, name: str = "X", allow_sparse: bool = True):
     """Return a read-only float64 copy of a 2-D array or a CSR copy of a sparse matrix."""
     if X is None:
         raise ProblemError(f"{name} is required; got None")
+    if _OWNED.get(id(X)) is X:
+        return X  # already validated, read-only and owned by marginkit
     if sp.issparse(X):
         if not allow_sparse:
             raise ProblemError(f"{name} must be a dense array here; got a sparse matrix")
@@ -37,6 +46,7 @@ def check_matrix(X, name: str = "X", allow_sparse: bool = True):
         M.sum_duplicates()
         for arr in (M.data, M.indices, M.indptr):
             arr.setflags(write=False)
+        _OWNED[id(M)] = M
         return M
     try:
         A = np.array(X, dtype=np.float64, copy=True)

@@ -74,8 +74,7 @@ def main(argv=None) -> int:
         if args.command == "compare":
             prob = catalog.load(args.name, quick=args.quick)
             methods = args.methods.split(",") if args.methods else None
-            opts = _run_options(args)
-            opts.setdefault("max_iter", 1000)
+            opts = _run_options(args)  # each method's own default budget unless --max-iter is given
             rep = marginkit.cross_validate(prob, methods=methods, **opts)
             print(rep.table())
             if args.plot:

@@ -45,6 +45,7 @@ class Reduction:
 
     source: str = ""
     target: str = ""
+    methods: tuple | None = None  # if set, only these methods of the target form apply through this edge
 
     def accepts(self, problem) -> tuple[bool, str]:
         return True, ""
@@ -110,7 +111,10 @@ def _candidates(problem):
     for prob, chain in _walk(problem):
         specs = GRAPH.nodes[prob.form].get("methods", {}) if prob.form in GRAPH else {}
         for spec in specs.values():
-            yield spec, prob, chain
+            if chain and spec.name == "cvxpy":
+                continue  # the reference of a problem is its own, never a reduced one
+            if all(red.methods is None or spec.name in red.methods for red, _ in chain):
+                yield spec, prob, chain
 
 
 def methods(problem) -> list[str]:

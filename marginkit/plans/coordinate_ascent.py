@@ -689,6 +689,9 @@ class MaxMarginToMinNorm(Reduction):
     solution ``w`` is the same vector (invert is the identity)."""
 
     source, target = "MaxMargin", "MinNormFeasibility"
+    # only the methods whose limit is the min-norm point cross this edge: mirror-descent on the squared
+    # hinge stops at some separator, not the max-margin one (the contract does not list it for MaxMargin)
+    methods = ("cvxpy", "dykstra", "dykstra-accelerated")
 
     def accepts(self, problem):
         if problem.bias:
@@ -699,7 +702,7 @@ class MaxMarginToMinNorm(Reduction):
 
     def apply(self, problem):
         key = ("reduction", self.target)
-        if key not in problem._cache:  # built once per problem: the constructor copies X
+        if key not in problem._cache:  # built once per problem; shares the validated X (no copy)
             from ..formulations import MinNormFeasibility
             problem._cache[key] = MinNormFeasibility(problem.X, problem.y, p=2.0, constraint="margin")
         return problem._cache[key], None

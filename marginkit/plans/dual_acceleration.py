@@ -176,7 +176,7 @@ class NormalizedGD(MarginPlan):
 
 @register_method("gd", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
                  algorithm="baseline (Soudry et al. 2018), App. F", converges_to="max-margin direction ū",
-                 rate="margin gap O(1/log t)", tolerance=3.0)
+                 rate="margin gap O(1/log t)", tolerance=1.0)
 class GradientDescent(MarginPlan):
     """Plain gradient descent on the empirical risk ``R(w) = (1/n) Σ ℓ(z_iᵀw)`` with step ``eta`` (JST use
     ``η = 1``). Exp loss: ``∇R(w) = R(w)·Zᵀsoftmax(Zw)`` with ``log R = lse(Zw) − ln n`` (the step

@@ -298,7 +298,7 @@ def supports_hinge_dual(problem):
                  algorithm="Algorithm 1 (eqs. 4.1-4.3), linear or kernel (Remark 4.1)",
                  converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
                  rate="dual gap r_t <= r_0 q^t, linear (Thm 5.1, if λ(0)‖u*‖_∞ <= 1); ‖w_t − w*‖ <= sqrt(2 r_t)",
-                 tolerance=1e-3)
+                 tolerance=0.1)
 class DiagonalDescent(HingeDualSteps, MarginPlan):
     """AP Algorithm 1: projected gradient on the dual with a widening box,
 
