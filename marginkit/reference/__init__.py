@@ -109,6 +109,22 @@ class CvxpyReference:
         return build_result(self.problem, sol, "cvxpy")
 
 
+def solve_auxiliary(prob: cp.Problem, **clarabel_options) -> str:
+    """Solve a helper model (hull distance, λ*, Farkas certificate, δ_A): Clarabel first, then ECOS and SCS if
+    it fails numerically; returns the CVXPY status (``solver_error`` if every solver failed)."""
+    attempts = [("CLARABEL", clarabel_options), ("CLARABEL", {}), ("ECOS", {}), ("SCS", {"eps": 1e-9})]
+    for solver, opts in attempts:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                prob.solve(solver=solver, **opts)
+        except cp.error.SolverError:
+            continue
+        if prob.status in ("optimal", "optimal_inaccurate", "infeasible", "unbounded"):
+            return prob.status
+    return "solver_error"
+
+
 def certified(cert: dict, tol: float = CERTIFY_TOL) -> bool:
     scale = max(1.0, abs(cert.get("primal", 0.0)))
     return (abs(cert.get("duality_gap", np.inf)) <= tol * scale

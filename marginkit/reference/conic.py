@@ -27,7 +27,7 @@ from ..linalg import spectral_norm_sq
 from ..projections import project_soc_rows, project_svm_dual
 from ..runloop import Solution
 from ..svm_forms import best_offset, perturbed_primal_value, smoothed_hinge_grad
-from . import CvxpyReference, certified, register_reference
+from . import CvxpyReference, certified, register_reference, solve_auxiliary
 
 NONSEPARABLE_TOL = 1e-6  # 3||v_D|| below this (normalised units) and no certified hyperplane -> "infeasible"
 
@@ -136,7 +136,7 @@ def hull_distance_R3(problem):
     op = esp_operator(problem)
     s, t, w = cp.Variable(), cp.Variable(), cp.Variable(op.d)
     prob = cp.Problem(cp.Maximize(s + t), esp_cones(op, s, t, w) + [cp.norm(w) <= 1])
-    prob.solve(solver="CLARABEL")
+    solve_auxiliary(prob)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         return np.nan, None, np.nan
     M = max(0.0, float(prob.value))
@@ -160,7 +160,7 @@ def hull_distance_R4(problem) -> float:
     cons = [cp.SOC(xc[:, 0], xc[:, 1:], axis=1), cp.SOC(xd[:, 0], xd[:, 1:], axis=1),
             cp.sum(xc[:, 0]) == 1, cp.sum(xd[:, 0]) == 1]
     prob = cp.Problem(cp.Minimize(cp.norm(hull_point(op.c, op.A, xc) - hull_point(op.dc, op.B, xd))), cons)
-    prob.solve(solver="CLARABEL")
+    solve_auxiliary(prob)
     return float(prob.value)
 
 

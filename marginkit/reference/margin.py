@@ -6,7 +6,6 @@ Formulations follow the digests (dual-acceleration-and-dykstra.md Part C, hinge-
 """
 from __future__ import annotations
 
-import warnings
 
 import cvxpy as cp
 import numpy as np
@@ -14,7 +13,7 @@ import scipy.sparse as sp
 
 from ..mirror import grad_half_sq_norm, lp_norm
 from ..runloop import Solution
-from . import CvxpyReference, register_reference
+from . import CvxpyReference, register_reference, solve_auxiliary
 
 HULL_TOL = 1e-6  # a hull distance below this (relative to max ||x_i||) certifies non-separability
 
@@ -47,9 +46,8 @@ def hull_certificate(problem, solver=None) -> dict:
     # minimise the norm itself (an SOC), not its square: the square's solver tolerance would become
     # the square root of it in the distance
     prob = cp.Problem(cp.Minimize(cp.norm(A.T @ q, 2)), cons)
-    with warnings.catch_warnings():  # accuracy is judged below from the distance itself
-        warnings.simplefilter("ignore", UserWarning)
-        prob.solve(solver=solver or "CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    # accuracy is judged below from the distance itself
+    solve_auxiliary(prob, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     qv = np.clip(q.value, 0, None)
     qv /= qv.sum()
     dist = float(np.linalg.norm(np.asarray(A.T @ qv).ravel()))
@@ -170,7 +168,7 @@ def _lambda_star(problem, wstar, active) -> float:
     if problem.bias:
         cons.append(problem.y[active] @ a == 0)
     prob = cp.Problem(cp.Minimize(t), cons)
-    prob.solve(solver="CLARABEL")
+    solve_auxiliary(prob)
     if prob.status not in ("optimal", "optimal_inaccurate") or t.value <= 0:
         return np.nan
     return float(1.0 / t.value)
@@ -230,7 +228,7 @@ class MinNormReference(CvxpyReference):
         A = _signed(p) if p.constraint == "margin" else p.X
         c = np.ones(p.n) if p.constraint == "margin" else p.y
         prob = cp.Problem(cp.Minimize(cp.sum_squares(A.T @ lam)), [c @ lam == 1])
-        prob.solve(solver="CLARABEL")
+        solve_auxiliary(prob)
         lv = np.asarray(lam.value, float)
         return {"primal": np.inf, "dual": np.inf, "duality_gap": np.nan, "max_violation": np.nan,
                 "farkas_lambda": lv, "farkas_residual": float(np.linalg.norm(np.asarray(A.T @ lv).ravel()))}
