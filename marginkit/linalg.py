@@ -7,8 +7,21 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 
+ROW_BLOCK = 8192  # rows per block of the sparse row norms (bounds their temporaries)
+
+
 def row_norms(X, squared: bool = False) -> np.ndarray:
-    if sp.issparse(X):
+    """Euclidean norms of the rows of ``X`` without a temporary of the size of ``X`` (``X.multiply(X)`` would
+    copy every nonzero: a CSR matrix is read in blocks of :data:`ROW_BLOCK` rows)."""
+    if sp.issparse(X) and X.format == "csr":
+        n = X.shape[0]
+        sq = np.zeros(n)
+        for r0 in range(0, n, ROW_BLOCK):
+            r1 = min(n, r0 + ROW_BLOCK)
+            p0, p1 = X.indptr[r0], X.indptr[r1]
+            rows = np.repeat(np.arange(r1 - r0), np.diff(X.indptr[r0:r1 + 1]))
+            sq[r0:r1] = np.bincount(rows, weights=np.square(X.data[p0:p1]), minlength=r1 - r0)
+    elif sp.issparse(X):
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
     else:
         sq = np.einsum("ij,ij->i", X, X)
