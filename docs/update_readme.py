@@ -16,7 +16,9 @@ def bench_summary() -> str:
     data = json.loads(path.read_text())
     m = data["machine"]
     lines = [f"Latest full run: {m['date']}, {m['cpu']}, {m['cores']} cores, NumPy {m['versions']['numpy']} "
-             f"({m['blas']['internal_api']}), CVXPY {m['versions']['cvxpy']}, one BLAS thread per competitor.",
+             f"({m['blas']['internal_api']}), CVXPY {m['versions']['cvxpy']}, one BLAS thread per competitor"
+             + (f"; rows re-measured then: {', '.join(data['partial_update'])}, the others earlier (dates in "
+                "benchmarks/results.json)." if data.get("partial_update") else "."),
              "", "| row | size | ratio | target | status |", "|---|---|---|---|---|"]
     for r in data["rows"]:
         ratio = r.get("ratio")

@@ -1155,6 +1155,9 @@ def format_table(results: dict) -> str:
             f"scikit-learn {m['versions']['sklearn']}, numba {m['versions']['numba']}; load average at start "
             f"{', '.join(f'{x:.1f}' for x in (m.get('load_average_at_start') or []))}; {m['date']}"
             f"{'; QUICK sizes' if results.get('quick') else ''}; total {results.get('seconds', 0):.0f}s.")
+    if results.get("partial_update"):
+        head += (f" Rows re-measured in this run: {', '.join(results['partial_update'])}; the others keep the date "
+                 "of their own measurement (`measured` in results.json).")
     lines = [head, "", "| row | size | metric | times (median) | accuracy | ratio | target | status |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results["rows"]:
@@ -1224,13 +1227,24 @@ def main(quick: bool = False, output: str | None = None, only=None) -> int:
     default = output is None
     if output is None:
         output = os.path.join("benchmarks", "results-quick.json" if quick else "results.json")
+    for row in rows:
+        row.setdefault("measured", info["date"])
+    if only and os.path.exists(output):
+        # a partial run updates its rows in the recorded results; every row keeps the date it was measured
+        with open(output) as fh:
+            previous = json.load(fh)
+        if previous.get("quick") == bool(quick):
+            fresh = {r["name"]: r for r in rows}
+            merged = [fresh.pop(r["name"], r) for r in previous["rows"]]
+            results["rows"] = merged + list(fresh.values())
+            results["partial_update"] = sorted(r["name"] for r in rows)
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     with open(output, "w") as fh:
         json.dump(results, fh, indent=1)
     table = format_table(results)
     print(table)
     print(f"\nresults written to {output}")
-    if default and not quick and not only:
+    if default and not quick:
         if write_readme_table(os.path.join(os.path.dirname(output), "README.md"), table):
             print(f"table written to {os.path.join(os.path.dirname(output), 'README.md')}")
     return 0
