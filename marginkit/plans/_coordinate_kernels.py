@@ -13,7 +13,12 @@ BLAS, only the order of the sums differs from the NumPy implementation (rounding
 An epoch reads rows in random order, so it is bound by memory latency rather than bandwidth (the hardware
 prefetcher only helps within a row): for dense X the next sampled row is prefetched while the current one is
 processed (``llvm.prefetch``; a no-op when this numba/LLVM cannot emit it). This saved 30-50% per epoch at
-n = 20,000, d = 500.
+n = 20,000, d = 500. Row and column indices are cast to unsigned inside the loops (numba then drops its
+negative-index test), as in :mod:`marginkit.plans.svm_coordinate`.
+
+Both epochs return the largest coordinate residual ``|Δλ_i| / step_i`` they met (the projected violation
+``|Π(m − λ_i/τ) − m|`` of the sampled constraint at the point where it was sampled): the plans' cheap test for
+when the full certificate (one product with X) is worth computing.
 """
 from __future__ import annotations
 
@@ -68,6 +73,9 @@ if prefetch is None:  # pragma: no cover - depends on the numba/LLVM build
         pass
 
 
+_ONE = np.uint64(1)
+
+
 @_jit
 def _prefetch_row(X2, i, d):
     for j in range(0, d, 8):  # one hint per 64-byte line
@@ -79,8 +87,8 @@ def _row_dot(i, w, X2, data, indices, indptr, dense, d):
     if dense:
         return np.dot(X2[i], w)
     acc = 0.0
-    for k in range(indptr[i], indptr[i + 1]):
-        acc += data[k] * w[indices[k]]
+    for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+        acc += data[k] * w[np.uint64(indices[k])]
     return acc
 
 
@@ -95,9 +103,10 @@ def _row_dot2(i, w, w2, X2, data, indices, indptr, dense, d):
             a += row[j] * w[j]
             b += row[j] * w2[j]
     else:
-        for k in range(indptr[i], indptr[i + 1]):
-            a += data[k] * w[indices[k]]
-            b += data[k] * w2[indices[k]]
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+            col = np.uint64(indices[k])
+            a += data[k] * w[col]
+            b += data[k] * w2[col]
     return a, b
 
 
@@ -108,8 +117,8 @@ def _row_axpy(i, coef, u, X2, data, indices, indptr, dense, d):
         for j in range(d):
             u[j] += coef * row[j]
     else:
-        for k in range(indptr[i], indptr[i + 1]):
-            u[indices[k]] += coef * data[k]
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+            u[np.uint64(indices[k])] += coef * data[k]
 
 
 @_jit
@@ -120,9 +129,10 @@ def _row_axpy2(i, c1, u1, c2, u2, X2, data, indices, indptr, dense, d):
             u1[j] += c1 * row[j]
             u2[j] += c2 * row[j]
     else:
-        for k in range(indptr[i], indptr[i + 1]):
-            u1[indices[k]] += c1 * data[k]
-            u2[indices[k]] += c2 * data[k]
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+            col = np.uint64(indices[k])
+            u1[col] += c1 * data[k]
+            u2[col] += c2 * data[k]
 
 
 @_jit
@@ -149,8 +159,9 @@ def _mirror_row_dot(i, w, w2, pi, q, X2, data, indices, indptr, dense, d):
     else:
         for j in range(d):
             S += (abs(w[j] + pi * w2[j]) / M) ** q
-        for k in range(indptr[i], indptr[i + 1]):
-            z = w[indices[k]] + pi * w2[indices[k]]
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+            col = np.uint64(indices[k])
+            z = w[col] + pi * w2[col]
             t = (abs(z) / M) ** (q - 1.0)
             acc += data[k] * (t if z >= 0.0 else -t)
     N = M * S ** (1.0 / q)
@@ -159,11 +170,13 @@ def _mirror_row_dot(i, w, w2, pi, q, X2, data, indices, indptr, dense, d):
 
 @_jit
 def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, step, idx, lam, u, q):
-    """RB Algorithm 1 (``rule=RCD``), SMD eq. (10) corrected (``SMD``) or the perceptron (``PERCEPTRON``)."""
+    """RB Algorithm 1 (``rule=RCD``), SMD eq. (10) corrected (``SMD``) or the perceptron (``PERCEPTRON``);
+    returns the largest ``|Δλ_i| / step_i``."""
+    res = 0.0
     for k in range(idx.shape[0]):
-        i = idx[k]
+        i = np.uint64(idx[k])
         if dense and k + 1 < idx.shape[0]:
-            _prefetch_row(X2, idx[k + 1], d)
+            _prefetch_row(X2, np.uint64(idx[k + 1]), d)
         h = step[i]
         if h == 0.0:
             continue
@@ -184,26 +197,31 @@ def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, st
         else:
             delta = 1.0 if m <= 0.0 else 0.0
         if delta != 0.0:
+            r = abs(delta) / h
+            if r > res:
+                res = r
             lam[i] += delta
             _row_axpy(i, delta * s[i], u, X2, data, indices, indptr, dense, d)
+    return res
 
 
 @_jit
 def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alpha, ehat, ua, ue, scal, q):
     """RB Algorithm 2 (APCG, μ = 0) in the change of variables ``z = α + π ê``, ``v = α + π/(1−γ) ê``."""
     n = alpha.shape[0]
+    res = 0.0
     gamma = scal[0]
     pi = scal[1]
     if pi != 1.0:
-        for i in range(n):
-            ehat[i] *= pi
+        for j in range(n):
+            ehat[j] *= pi
         for j in range(d):
             ue[j] *= pi
         pi = 1.0
     for k in range(idx.shape[0]):
-        i = idx[k]
+        i = np.uint64(idx[k])
         if dense and k + 1 < idx.shape[0]:
-            _prefetch_row(X2, idx[k + 1], d)
+            _prefetch_row(X2, np.uint64(idx[k + 1]), d)
         h = Linv[i]
         if h != 0.0:
             if q == 2.0:
@@ -217,6 +235,9 @@ def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alp
             if margin and delta < -alpha[i]:
                 delta = -alpha[i]
             if delta != 0.0:
+                r = abs(delta) / tau
+                if r > res:
+                    res = r
                 coef = (n * gamma - 1.0) * delta / pi
                 alpha[i] += delta
                 ehat[i] += coef
@@ -226,3 +247,4 @@ def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alp
         gamma = g_next
     scal[0] = gamma
     scal[1] = pi
+    return res
