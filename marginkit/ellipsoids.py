@@ -15,9 +15,9 @@ the CVXPY reference and ``EllipsoidSeparation._assemble``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse.linalg as spla
 
-DENSE_GRAM_MAX_D = 3000  # above this the (d+2)×(d+2) Gram matrix is not formed: Lanczos on 𝒜𝒜ᵀ instead
 LANCZOS_INFLATION = 1e-6  # relative safety margin on a Lanczos estimate of ||𝒜||² (it must be an upper bound)
 
 
@@ -41,6 +41,8 @@ class ESPOperator:
         self.l = self.dc.shape[0]
         self.b = np.concatenate([[1.0, 1.0], np.zeros(self.d)])
         self._L = None
+        # squared diagonal shapes (cached): ``||a_i ∘ w|| = sqrt((a_i²)ᵀ w²)`` turns test (28) into mat-vecs
+        self.A2, self.B2 = (self.A ** 2, self.B ** 2) if self.diagonal else (None, None)
 
     # shape products -------------------------------------------------------------------------------
     def _shape_T(self, S, w):
@@ -85,22 +87,56 @@ class ESPOperator:
         G[2:, 2:] = block
         return G
 
+    def _gram_operator(self):
+        """``v ↦ 𝒜𝒜ᵀv`` without forming the Gram matrix: ``𝒜𝒜ᵀ = MᵀM + diag(0, 0, Σa_i² + Σb_i²)`` with
+        ``M = [[1, 0, c_i], [0, 1, −d_i]]`` ((j+l)×(d+2)) for diagonal shapes; ``forward ∘ adjoint`` otherwise."""
+        k = self.d + 2
+        if self.diagonal:
+            M = np.zeros((self.j + self.l, k))
+            M[:self.j, 0], M[self.j:, 1] = 1.0, 1.0
+            M[:self.j, 2:], M[self.j:, 2:] = self.c, -self.dc
+            diag = np.concatenate([[0.0, 0.0], self.A2.sum(axis=0) + self.B2.sum(axis=0)])
+
+            def mv(v):
+                v = np.ravel(v)
+                return M.T @ (M @ v) + diag * v
+        else:
+            def mv(v):
+                return self.forward(*self.adjoint(np.ravel(v)))
+        return spla.LinearOperator((k, k), dtype=float, matvec=mv), mv
+
     def lipschitz(self) -> float:
-        """``L = ||𝒜||² = λ_max(𝒜𝒜ᵀ)``: exact from the Gram matrix, or Lanczos (inflated) for very large d."""
+        """``L = ||𝒜||² = λ_max(𝒜𝒜ᵀ)`` (cached on the operator, itself cached on the problem). Lanczos (ARPACK,
+        tol 1e-8) on the implicit ``𝒜𝒜ᵀ`` (:meth:`_gram_operator`; the Gram matrix is not formed and no full
+        spectrum is computed), made an upper bound by adding the Ritz residual ``||Gu − θu||`` (an eigenvalue lies
+        within it of the Ritz value θ) and the relative margin ``LANCZOS_INFLATION``. Diagonal shapes and their
+        dense expansion use the same rule, so they give the same run. Tiny operators (``d + 2 <= 3``, below
+        ARPACK's minimum) or no convergence: the exact top eigenvalue of the Gram matrix."""
         if self._L is None:
-            if self.d <= DENSE_GRAM_MAX_D:
-                self._L = float(np.linalg.eigvalsh(self.gram())[-1])
-            else:
-                op = spla.LinearOperator((self.d + 2,) * 2, dtype=float,
-                                         matvec=lambda v: self.forward(*self.adjoint(np.ravel(v))))
-                v0 = np.random.default_rng(0).standard_normal(self.d + 2)
-                top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=1e-10, return_eigenvectors=False)[0]
-                self._L = float(top) * (1.0 + LANCZOS_INFLATION)
+            k = self.d + 2
+            self._L = None
+            if k > 3:
+                op, mv = self._gram_operator()
+                v0 = np.random.default_rng(0).standard_normal(k)
+                try:
+                    vals, vecs = spla.eigsh(op, k=1, which="LA", v0=v0, tol=1e-8)
+                    theta, u = float(vals[0]), vecs[:, 0] / np.linalg.norm(vecs[:, 0])
+                    rho = float(np.linalg.norm(mv(u) - theta * u))
+                    self._L = (theta + rho) * (1.0 + LANCZOS_INFLATION)
+                except spla.ArpackNoConvergence:
+                    self._L = None
+            if self._L is None:
+                G = self.gram()
+                self._L = float(scipy.linalg.eigh(G, subset_by_index=[k - 1, k - 1], eigvals_only=True)[0])
         return self._L
 
     # separation -----------------------------------------------------------------------------------
     def support(self, w):
         """``(c_iᵀw, ||A_iᵀw||, d_iᵀw, ||B_iᵀw||)`` (Lemma 2.1) on the normalised data."""
+        if self.diagonal:   # ||a_i ∘ w|| = sqrt((a_i²)ᵀ(w²)): two mat-vecs, no (k, d) temporaries
+            w2 = w * w
+            return (self.c @ w, np.sqrt(np.maximum(self.A2 @ w2, 0.0)),
+                    self.dc @ w, np.sqrt(np.maximum(self.B2 @ w2, 0.0)))
         return (self.c @ w, np.linalg.norm(self._shape_T(self.A, w), axis=1),
                 self.dc @ w, np.linalg.norm(self._shape_T(self.B, w), axis=1))
 

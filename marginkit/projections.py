@@ -114,15 +114,50 @@ def _root_bisection(lo, target, gamma, max_halvings=200):
 
 _ROOTS = {"sort": _root_sort, "linear": _root_linear, "bisection": _root_bisection}
 PROJECTIONS = tuple(_ROOTS)
+WARM_MAX_STEPS = 12  # Newton steps from a warm start before falling back to the cold root finder
+WARM_RTOL = 1e-13    # |h(τ) − target| accepted, relative to target + γ (the rounding level of the cold finders)
+
+
+def _root_warm(lo, target, gamma, tau, cold):
+    """Safeguarded Newton on the piecewise-linear ``h`` from a warm start ``τ`` (the previous iteration's
+    multiplier): ``τ ← τ + (target − h(τ))/h'(τ)`` with ``h'(τ) = #{lo_i < τ < lo_i + γ}``. A step that stays in
+    the same linear piece lands on the root; the bracket ``(left, right)`` keeps the iterates monotone, and
+    after ``WARM_MAX_STEPS`` (or a flat piece, or a step leaving the bracket) the cold finder takes over."""
+    left, right = -np.inf, np.inf
+    tol = WARM_RTOL * (abs(target) + gamma)
+    for _ in range(WARM_MAX_STEPS):
+        d = tau - lo
+        h = float(np.clip(d, 0.0, gamma).sum())
+        if abs(h - target) <= tol:
+            return tau
+        if h < target:
+            left = tau
+        else:
+            right = tau
+        slope = float(np.count_nonzero((d > 0.0) & (d < gamma)))
+        if slope == 0.0:
+            break
+        nxt = tau + (target - h) / slope
+        if not (left < nxt < right):
+            break
+        tau = nxt
+    return cold(lo, target, gamma)
 
 
 def project_svm_dual(z: np.ndarray, y: np.ndarray, gamma: float, equality: bool = True,
-                     method: str = "linear") -> np.ndarray:
+                     method: str = "linear", tau0: float | None = None, return_tau: bool = False):
     """Projection of ``z`` onto ``{0 <= a <= γ}`` intersected with ``{yᵀa = 0}`` when ``equality`` (else the box).
 
-    ``method`` chooses the root finder for the multiplier of ``yᵀa = 0`` (see the module docstring)."""
+    ``method`` chooses the root finder for the multiplier of ``yᵀa = 0`` (see the module docstring).
+    ``tau0`` (a previous multiplier, e.g. of the last FISTA iteration) warm-starts a safeguarded Newton search
+    (:func:`_root_warm`, a few O(n) passes) with ``method`` as the fallback; ``return_tau=True`` returns
+    ``(a, τ)`` so the caller can pass ``τ`` on."""
     if not equality:
-        return np.clip(z, 0.0, gamma)
+        a = np.clip(z, 0.0, gamma)
+        return (a, 0.0) if return_tau else a
     lo, target = _knapsack_data(z, y, gamma)
-    tau = _ROOTS[method](lo, target, gamma)
-    return np.clip(z - y * tau, 0.0, gamma)
+    cold = _ROOTS[method]
+    tau = cold(lo, target, gamma) if tau0 is None or not np.isfinite(tau0) else \
+        _root_warm(lo, target, gamma, float(tau0), cold)
+    a = np.clip(z - y * tau, 0.0, gamma)
+    return (a, tau) if return_tau else a

@@ -40,7 +40,17 @@ def best_offset(scores, y, gamma: float, mu: float) -> float:
     ``y_i(1 − μγ) − scores_i`` and ``y_i − scores_i``. The bisection runs over the sorted breakpoints (``F'`` is
     ``−jγ < 0`` below all of them and ``+lγ > 0`` above), then the root inside the last bracket is exact: ``F'``
     is affine there (``μ > 0``) or constant (``μ = 0``: ``F`` is piecewise linear and the bracket end where the slope
-    changes sign is a minimiser). The minimiser may be an interval (pitfall 14); any point of it is returned."""
+    changes sign is a minimiser). The minimiser may be an interval (pitfall 14); any point of it is returned.
+
+    ``mu = 0`` (the hinge) takes an O(n) path: every breakpoint is ``y_i − scores_i``, and between the k-th and
+    (k+1)-th smallest of them ``F'(t)/γ = k − #{y = +1}``, so ``F`` is minimal on ``[s_P, s_{P+1}]``
+    (``P = #{y = +1}``, order statistics by ``np.partition``, no sort); its midpoint is returned."""
+    if mu == 0:
+        y_arr = np.asarray(y, float)
+        n_pos = int(np.count_nonzero(y_arr > 0))
+        if 0 < n_pos < y_arr.size:
+            s = np.partition(y_arr - np.asarray(scores, float), (n_pos - 1, n_pos))
+            return float(0.5 * (s[n_pos - 1] + s[n_pos]))
     bp = np.unique(np.concatenate([y * (1.0 - mu * gamma) - scores, y - scores]))
 
     def dF(t):
