@@ -19,10 +19,11 @@ def experiment():
     return mod
 
 
+@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
 @pytest.mark.parametrize("setting", ["l2", "sparse"])
-def test_accelerated_coordinate_ascent_makes_the_fewest_training_mistakes(setting, tmp_path, capsys):
+def test_accelerated_coordinate_ascent_makes_the_fewest_training_mistakes(setting, quick, tmp_path, capsys):
     rb = experiment()
-    out = rb.main(setting, quick=True, outdir=str(tmp_path))
+    out = rb.main(setting, quick=quick, outdir=str(tmp_path))
     assert os.path.getsize(out["png"]) > 0
     assert "training / test mistakes" in capsys.readouterr().out
     curves = out["curves"]
@@ -35,7 +36,7 @@ def test_accelerated_coordinate_ascent_makes_the_fewest_training_mistakes(settin
     assert final[rb.ACCELERATED] <= min(final.values())
     for c in curves.values():
         assert c["train"][0] == out["n"]  # θ = 0 misclassifies every point
-        assert len(c["test"]) == len(c["steps"]) == rb.EPOCHS[True] + 1
+        assert len(c["test"]) == len(c["steps"]) == rb.EPOCHS[quick] + 1
 
 
 @pytest.mark.parametrize("name,setting", [("rb-l2", "l2"), ("rb-sparse", "sparse")])
