@@ -75,7 +75,7 @@ class Report:
         import matplotlib.pyplot as plt
         if metric is None:
             metric = "margin_gap" if self.problem.form == "MaxMargin" else "objective_gap"
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        fig, ax = plt.subplots(figsize=(8.4, 4.6))
         for name, res in self.results.items():
             tr = res.trace
             if tr is None or metric not in tr:
@@ -84,12 +84,12 @@ class Report:
             ok = (it > 0) & np.isfinite(val) & (val > 0)
             if ok.any():
                 ax.loglog(it[ok], val[ok], label=name, lw=1.6)
-        ax.set_xlabel("iteration t")
+        ax.set_xlabel("iteration t (coordinate methods: epochs of n updates)")
         ax.set_ylabel({"margin_gap": "margin gap  γ* − γ(w_t)", "objective_gap": "relative objective gap"}
                       .get(metric, metric))
         ax.set_title(title or repr(self.problem))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
         fig.tight_layout()
         fig.savefig(path, dpi=120)
         plt.close(fig)
