@@ -8,7 +8,8 @@ from .reductions import methods
 from .result import Result, Trace
 
 __all__ = ["ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual",
-           "EllipsoidSeparation", "methods", "Result", "Trace", "cross_validate", "Report", "MarginClassifier"]
+           "EllipsoidSeparation", "methods", "Result", "Trace", "cross_validate", "Report", "MarginClassifier",
+           "ProjectionOntoIntersection", "HalfSpace", "Hyperplane", "Ball", "Box"]
 __version__ = "0.1.0"
 
 

@@ -293,6 +293,17 @@ def _fastest(outcomes) -> Outcome | None:
     return min(done, key=lambda o: o.time) if done else None
 
 
+
+def _record_race(row, win, outs, cvx) -> None:
+    """Times, accuracies, the ratio of the fastest marginkit method to the fastest CVXPY solver, and errors."""
+    row.times, row.accuracy = _times(outs, cvx), _acc(outs, cvx)
+    row.ratio, row.ratio_bound = _cvxpy_ratio(win, cvx)
+    row.details["fastest_marginkit"] = win.label
+    row.details["iterations"] = {o.label: o.info.get("iterations") for o in outs}
+    errs = {o.label: o.info.get("error") for o in outs + cvx if o.info.get("error")}
+    if errs:
+        row.details["errors"] = errs
+
 def _cvxpy_ratio(ours: Outcome, cvx: list[Outcome]):
     """``(ratio, bound)`` of the fastest CVXPY solver's time over ``ours`` (``bound``: ``"lower"`` when every
     solver hit its cap)."""
@@ -436,13 +447,7 @@ def _hard_margin_row(name, title, X, y, cfg: Sizes, required: float, use_referen
 
     cap = min(cfg.cvxpy_cap, max(20.0, 2.0 * required * win.time))
     cvx = _race_cvxpy(make, acc_cvx, cfg.repeats, cap)
-    row.times, row.accuracy = _times(outs, cvx), _acc(outs, cvx)
-    row.ratio, row.ratio_bound = _cvxpy_ratio(win, cvx)
-    row.details["fastest_marginkit"] = win.label
-    row.details["iterations"] = {o.label: o.info.get("iterations") for o in outs}
-    errs = {o.label: o.info.get("error") for o in outs + cvx if o.info.get("error")}
-    if errs:
-        row.details["errors"] = errs
+    _record_race(row, win, outs, cvx)
     note = ""
     if row.ratio_bound:
         note = "every CVXPY solver was stopped at its cap: the ratio is a lower bound"
@@ -584,13 +589,7 @@ def _svm_rows(name, title, X, y, cfg: Sizes) -> list[Row]:
             for o in cvx:
                 o.accuracy = acc_cvx(o.result) if isinstance(o.result, dict) else None
         row.details["yardstick"], row.details["optimal_value_estimate"] = yard["how"], yard["p"]
-        row.times, row.accuracy = _times(outs, cvx), _acc(outs, cvx)
-        row.ratio, row.ratio_bound = _cvxpy_ratio(win, cvx)
-        row.details["fastest_marginkit"] = win.label
-        row.details["iterations"] = {o.label: o.info.get("iterations") for o in outs}
-        errs = {o.label: o.info.get("error") for o in outs + cvx if o.info.get("error")}
-        if errs:
-            row.details["errors"] = errs
+        _record_race(row, win, outs, cvx)
         rows.append(row.judge("every CVXPY solver was stopped at its cap: the ratio is a lower bound"
                               if row.ratio_bound else ""))
         if not bias:

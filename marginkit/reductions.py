@@ -183,7 +183,6 @@ def _check_params(spec, params, solver_options=False):
 
 
 def solve(problem, method: str = "cvxpy", **options):
-    from .assemble import build_result
     if method == "cvxpy":
         spec, prob, chain = _resolve(problem, method)
         runner = spec.build(prob, **options)

@@ -156,7 +156,4 @@ from . import margin  # noqa: E402,F401  (registers MaxMargin, MinNormFeasibilit
 from ..intersection import register_reference as _register_intersection  # noqa: E402
 _register_intersection()  # ProjectionOntoIntersection keeps its reference beside its sets
 
-try:  # the conic forms (ellipsoids, perturbed SVM dual) live in their own module
-    from . import conic  # noqa: E402,F401
-except ImportError:  # pragma: no cover - during development only
-    pass
+from . import conic  # noqa: E402,F401  (registers EllipsoidSeparation, PerturbedSVMDual and its primal)
