@@ -441,3 +441,16 @@ def test_stable_mirror_map_agrees_with_the_naive_formula_and_survives_large_q():
     out = grad_half_sq_norm(big, q)
     assert np.all(np.isfinite(out))
     np.testing.assert_allclose(out / 1e200, grad_half_sq_norm(u, q), rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["dykstra", "dykstra-accelerated"])
+def test_returned_point_is_the_certified_feasible_point(method):
+    """Found by hypothesis: θ(v) can be over-feasible (min margin > 1); the result must be the rescaled point
+    whose objective the certificate reports, so an 'optimal' value is within tol of the optimum."""
+    X = np.array([[1.05311575], [1.7764913], [-2.55329184], [-0.13796506]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    P = MinNormFeasibility(X, y, p=1.5)
+    res = P.solve(method, max_iter=50, seed=0)
+    assert res.value == pytest.approx(res.certificate["primal"], rel=1e-12)
+    if res.status == "optimal":
+        assert res.value <= P.reference().value * (1 + 1e-5)

@@ -336,9 +336,11 @@ class RowConstraints:
         nt = float(np.linalg.norm(theta))
         out["margin"] = amin / nt if nt > 0 else 0.0
         if amin > 0.0:  # θ/min_i a_iᵀθ is feasible: its objective bounds ψ(θ*) from above
-            primal = objective(theta / amin)
-            if amin >= 1.0:
-                primal = min(primal, objective(theta))
+            point = theta / amin
+            primal = objective(point)
+            if amin >= 1.0 and objective(theta) < primal:
+                point, primal = theta, objective(theta)
+            out["point"] = point  # the feasible point the certificate's primal value belongs to
         else:
             primal = np.inf
         out["primal"] = primal
@@ -590,8 +592,9 @@ class DualCoordinatePlan(IterationPlan):
             cert["reference_gap"] = float(ref.value) - c["dual"]
             cert["bregman_to_reference"] = bregman(ref.w, c["theta"], self.p)
         info = {"backend": self.backend, "coordinate_steps": state.t, "epochs": state.t // max(self.system.n, 1)}
-        return Solution(w=c["theta"].copy(), status=status, certificate=cert, dual={"lambda": np.array(c["lam"])},
-                        info=info)
+        # return the point the certificate speaks of: for margins, θ(λ) rescaled onto the feasible set
+        w = np.array(c.get("point", c["theta"]), dtype=float)
+        return Solution(w=w, status=status, certificate=cert, dual={"lambda": np.array(c["lam"])}, info=info)
 
 
 def bregman(a, b, p) -> float:
