@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from marginkit.reductions import method_table
+from marginkit.engine.graph import method_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

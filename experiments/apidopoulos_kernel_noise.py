@@ -36,8 +36,8 @@ import numpy as np
 
 from marginkit import MaxMargin
 from marginkit.catalog.hinge_data import KERNEL_SIGMA2, gaussian_clouds
-from marginkit.kernels import gram
-from marginkit.runloop import record_schedule
+from marginkit.core.kernels import gram
+from marginkit.engine.runloop import record_schedule
 
 FLIPS = (0.0, 0.1, 0.2)
 FIG4 = [("100/t", "inverse", 100.0), ("10/t", "inverse", 10.0), ("1/t", "inverse", 1.0), ("0.01/t", "inverse", 0.01)]

@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 
 import marginkit.catalog as catalog
-from marginkit.linalg import spectral_norm_sq
+from marginkit.core.linalg import spectral_norm_sq
 
 GROWTHS = (4.0, 8.0, 64.0)
 FIG3_GROWTH = 8.0

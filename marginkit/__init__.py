@@ -1,11 +1,15 @@
 """marginkit: margin problems in linear classification, with certified CVXPY references and the
-first-order iteration plans of five papers, cross-validated against each other."""
-from ._validation import ProblemError
+first-order iteration plans of five papers, cross-validated against each other.
+
+``import marginkit`` loads the problem classes and the registry only: CVXPY is imported when a reference is first
+built, a family's plans when one of its methods is compiled, scikit-learn and matplotlib when they are used.
+"""
+from .core.result import Result, Trace
+from .core.validation import ProblemError
+from .engine.graph import methods
 from .formulations import (EllipsoidSeparation, MaxMargin, MinNormFeasibility, PerturbedSVMDual,
-                           SoftMarginSVM)
-from .intersection import Ball, Box, HalfSpace, Hyperplane, ProjectionOntoIntersection  # noqa: F401
-from .reductions import methods
-from .result import Result, Trace
+                           ProjectionOntoIntersection, SoftMarginSVM)
+from .operators.sets import Ball, Box, HalfSpace, Hyperplane
 
 __all__ = ["ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual",
            "EllipsoidSeparation", "methods", "Result", "Trace", "cross_validate", "Report", "MarginClassifier",
@@ -20,4 +24,7 @@ def __getattr__(name):
     if name == "MarginClassifier":  # imported on first use: scikit-learn adds ~1 s to `import marginkit`
         from .estimator import MarginClassifier
         return MarginClassifier
+    if name in ("datasets", "catalog", "crossval", "estimator", "cli"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(name)

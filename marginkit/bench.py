@@ -165,7 +165,7 @@ def _wall(fn):
 
 
 def _available(problem, names) -> tuple[list, list]:
-    from .reductions import methods
+    from .engine.graph import methods
     have = set(methods(problem))
     return [m for m in names if m in have], [m for m in names if m not in have]
 
@@ -512,7 +512,7 @@ def svm_sparse_data(n: int, seed: int = 0):
 def _warm_numba():
     """Compile the numba kernels before any clock starts (liblinear is compiled code too)."""
     from .formulations import SoftMarginSVM
-    from .reductions import methods
+    from .engine.graph import methods
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 3))
     y = np.sign(X[:, 0] + 0.1)
@@ -683,7 +683,7 @@ def _plan_iteration_cost(plan, X, steps: int):
     """Median seconds of one run-loop iteration (``step`` + ``stop``) and of one trace record (``measure`` +
     ``snapshot``), interleaved with ``X @ w`` and ``X.T @ u`` on the plan's own data; ``ratio_Xw`` and
     ``ratio_both`` are medians of the per-iteration ratios (robust to the load drifting during the row)."""
-    from .runloop import record_schedule
+    from .engine.runloop import record_schedule
     plan.tol, plan.max_iter = 0.0, 10 ** 9
     st = plan.init(np.random.default_rng(0), None)
     st = plan.step(st)  # warm-up (caches, numba)
@@ -718,7 +718,7 @@ def _plan_iteration_cost(plan, X, steps: int):
 
 def row_iteration_cost(cfg: Sizes) -> list[Row]:
     from .formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
-    from .reductions import methods
+    from .engine.graph import methods
     n, d = cfg.iteration
     X, y = _gaussian(n, d)
     size = _size((n, d))
@@ -772,7 +772,7 @@ def row_iteration_cost(cfg: Sizes) -> list[Row]:
 
 def row_coordinate_epoch(cfg: Sizes) -> list[Row]:
     from .formulations import MinNormFeasibility, SoftMarginSVM
-    from .reductions import methods
+    from .engine.graph import methods
     n, d = cfg.coordinate
     X, y = _gaussian(n, d)
     _warm_numba()
@@ -817,7 +817,7 @@ def row_coordinate_epoch(cfg: Sizes) -> list[Row]:
 # ----------------------------------------------------------------------------------------------------------------
 def row_esp_early_stop(cfg: Sizes) -> list[Row]:
     from . import datasets as ds
-    from .reductions import methods
+    from .engine.graph import methods
     k = cfg.esp_per_class
     data = ds.mnist_ellipsoids(k, k, digits=(0, 1), seed=0)
 
@@ -905,7 +905,7 @@ def _solver_call(problem, method):
 
 def row_memory(cfg: Sizes) -> list[Row]:
     from .formulations import MaxMargin, SoftMarginSVM
-    from .reductions import methods
+    from .engine.graph import methods
     n, d = cfg.memory
     unit = 8 * (n + d)
     rows = []
@@ -959,7 +959,7 @@ def row_memory(cfg: Sizes) -> list[Row]:
 # ----------------------------------------------------------------------------------------------------------------
 def row_reference_compile(cfg: Sizes) -> list[Row]:
     from .formulations import SoftMarginSVM
-    from .reference import REFERENCES
+    from .engine.registry import REFERENCES
     n, d = cfg.reference
     X, y = svm_dense_data(n, d, seed=1)
     row = Row(name="reference-compile", problem="SoftMarginSVM(C=1, bias=True) reference (Clarabel, tight)",
@@ -1000,7 +1000,7 @@ def row_reference_compile(cfg: Sizes) -> list[Row]:
 
 def _reference_parameters() -> dict:
     from .formulations import PerturbedSVMDual, SoftMarginSVM
-    from .reference import REFERENCES
+    from .engine.registry import REFERENCES
     rng = np.random.default_rng(0)
     X = rng.standard_normal((12, 3))
     y = np.sign(X[:, 0] + 0.1)
@@ -1094,7 +1094,7 @@ def run_rows(cfg: Sizes, only=None, log=print) -> list[dict]:
     if only:
         unknown = [o for o in only if o not in ROWS and not any(o in v for v in ROW_NAMES.values())]
         if unknown:
-            from ._validation import ProblemError
+            from .core.validation import ProblemError
             raise ProblemError(f"unknown bench row(s) {unknown}; rows: {', '.join(ROWS)}")
         groups = [g for g in ROWS if g in only or any(r in only for r in ROW_NAMES[g])]
     else:

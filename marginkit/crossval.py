@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import ProblemError
-from .reductions import method_spec, methods as _methods
+from .core.validation import ProblemError
+from .engine.graph import method_spec, methods as _methods
 
 GAP_METRICS = ("margin_gap", "objective_gap")
 

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 import marginkit as mk
 from marginkit import MaxMargin, MinNormFeasibility, ProblemError
-from marginkit.mirror import bregman_lp, grad_conjugate, grad_half_sq_norm, lp_norm
-from marginkit.plans.coordinate_ascent import compiled_kernels, epoch_cost_ratio
+from marginkit.core.mirror import bregman_lp, grad_conjugate, grad_half_sq_norm, lp_norm
+from marginkit.plans.raj_bach.coordinate_ascent import compiled_kernels, epoch_cost_ratio
 
 METHODS = ("dykstra", "dykstra-accelerated", "mirror-descent")
 DUAL_METHODS = ("dykstra", "dykstra-accelerated")

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import marginkit as mk
-from marginkit.plans.dual_acceleration import logistic_potential_grad
-from marginkit.plans.margin_base import softmax
+from marginkit.plans.jst.dual_acceleration import logistic_potential_grad
+from marginkit.plans.common.margin import softmax
 
 T = 2000
 

@@ -9,7 +9,7 @@ import pytest
 
 import marginkit as mk
 from marginkit import EllipsoidSeparation, ProblemError
-from marginkit.ellipsoids import esp_operator
+from marginkit.operators.ellipsoids import esp_operator
 from marginkit.reference.conic import hull_distance_R4
 
 

@@ -9,9 +9,10 @@ import scipy.sparse as sp
 import marginkit as mk
 from marginkit import PerturbedSVMDual, ProblemError, SoftMarginSVM
 from marginkit.datasets import load_libsvm, svm_data_model
-from marginkit.projections import PROJECTIONS, project_svm_dual
+from marginkit.operators.projections import PROJECTIONS, project_svm_dual
 from marginkit.reference.conic import data_model_constants
-from marginkit.svm_forms import PerturbedSVMPrimal, best_offset, smoothed_hinge, smoothed_hinge_grad
+from marginkit.formulations import PerturbedSVMPrimal
+from marginkit.operators.hinge import best_offset, smoothed_hinge, smoothed_hinge_grad
 
 
 def noisy_data(n=160, d=6, seed=0):

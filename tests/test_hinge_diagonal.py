@@ -10,7 +10,7 @@ import pytest
 import marginkit.catalog as catalog
 from marginkit import MaxMargin, ProblemError, SoftMarginSVM, methods
 from marginkit import datasets as ds
-from marginkit.plans.hinge_diagonal import Geometric, InverseLog
+from marginkit.plans.diagonal.diagonal import Geometric, InverseLog
 
 REF_TOL = 1e-9  # accuracy of D* = −½||w*||² from the tight Clarabel reference, relative to |D*|
 
@@ -213,7 +213,7 @@ CATALOG_RUNS = [("diagonal", "toy-2d"), ("diagonal", "synthetic-separable"), ("d
 
 @pytest.mark.parametrize("method,name", CATALOG_RUNS)
 def test_methods_agree_with_the_reference_on_catalog_problems_within_their_tolerance(method, name):
-    from marginkit.reductions import method_spec
+    from marginkit.engine.graph import method_spec
     p = catalog.load(name, quick=True)
     ref = p.reference()
     res = p.solve(method, max_iter=50000)

@@ -10,7 +10,7 @@ import pytest
 import marginkit.catalog as catalog
 from marginkit import MaxMargin, ProblemError, SoftMarginSVM, methods
 from marginkit import datasets as ds
-from marginkit.reductions import method_spec
+from marginkit.engine.graph import method_spec
 
 FAST = dict(lambda_decay=2.0, step_decay=4.0, stage_growth=16.0, T0=100)   # 3 stages in 27,300 steps
 

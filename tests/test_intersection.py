@@ -5,7 +5,7 @@ import pytest
 
 import marginkit as mk
 from marginkit import Ball, Box, HalfSpace, Hyperplane, ProblemError, ProjectionOntoIntersection
-from marginkit.intersection import dual_value
+from marginkit.formulations.intersection import dual_value
 
 
 def instance(seed=2, d=6):

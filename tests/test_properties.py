@@ -37,7 +37,7 @@ def instances(draw):
 
 
 def _check(problem, res, ref):
-    assert res.status in mk.result.STATUSES
+    assert res.status in mk.core.result.STATUSES
     if ref.status == "infeasible":
         assert res.status != "optimal"
         assert not (np.isfinite(res.margin) and res.margin > SLACK)
@@ -88,7 +88,7 @@ def test_min_norm_methods_claim_optimal_only_when_feasible_and_optimal(inst, p):
         if method == "cvxpy":
             continue
         res = problem.solve(method, max_iter=50, seed=0)
-        assert res.status in mk.result.STATUSES
+        assert res.status in mk.core.result.STATUSES
         if ref.status == "infeasible":
             assert res.status != "optimal", method
         if res.status == "optimal":

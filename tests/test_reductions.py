@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import marginkit as mk
-from marginkit.reductions import GRAPH
+from marginkit.engine.graph import GRAPH
 
 JST = {"dual-accelerated", "dual-accelerated-stochastic", "gd", "normalized-gd", "batch-perceptron"}
 
@@ -38,6 +38,6 @@ def test_every_problem_form_has_a_reference_node():
 
 def test_method_table_in_readme_is_current():
     from pathlib import Path
-    from marginkit.reductions import method_table
+    from marginkit.engine.graph import method_table
     readme = Path(__file__).resolve().parents[1] / "README.md"
-    assert method_table() in readme.read_text(), "regenerate the README table with marginkit.reductions.method_table()"
+    assert method_table() in readme.read_text(), "regenerate the README table with marginkit.engine.graph.method_table()"

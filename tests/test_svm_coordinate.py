@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 import marginkit as mk
 from marginkit import ProblemError
-from marginkit.plans import svm_coordinate
+from marginkit.plans.raj_bach import svm_coordinate
 
 numba_only = pytest.mark.skipif(not svm_coordinate.numba_available(), reason="numba is not installed")
 

@@ -22,12 +22,12 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..ellipsoids import ESPOperator, esp_operator
-from ..linalg import spectral_norm_sq
-from ..projections import project_soc_rows, project_svm_dual
-from ..runloop import Solution
-from ..svm_forms import best_offset, perturbed_primal_value, smoothed_hinge_grad
-from . import CvxpyReference, certified, register_reference, solve_auxiliary
+from ..operators.ellipsoids import ESPOperator, esp_operator, iteration_bounds  # noqa: F401
+from ..core.linalg import spectral_norm_sq
+from ..operators.projections import project_soc_rows, project_svm_dual
+from ..core.solution import Solution
+from ..operators.hinge import best_offset, perturbed_primal_value, smoothed_hinge_grad
+from .base import CvxpyReference, certified, solve_auxiliary
 
 NONSEPARABLE_TOL = 1e-6  # 3||v_D|| below this (normalised units) and no certified hyperplane -> "infeasible"
 
@@ -48,7 +48,6 @@ def esp_cones(op: ESPOperator, s, t, w):
             cp.SOC(op.dc @ w - t, _shape_rows(op.B, w, op.diagonal), axis=1)]
 
 
-@register_reference
 class EllipsoidSeparationReference(CvxpyReference):
     """(R2) on the normalised data; ``v_D``, the (R1) point ``x̄`` and the hyperplane of Theorem 2.2."""
 
@@ -118,18 +117,6 @@ class EllipsoidSeparationReference(CvxpyReference):
         return out
 
 
-def iteration_bounds(opnorm: float, dist0: float, v_norm: float, M: float) -> dict:
-    """Theorem 2.4 ``K_δ = 54√2||𝒜||·||x_0 − x̄||/δ² − 1`` for ``δ = M`` and ``δ = M/2``, and the sharper
-    ``K_v = 6√2||𝒜||·||x_0 − x̄||/||v_D||² − 1``; each reported as ``max(1, ceil(K))`` (inf when not separable)."""
-    def bound(K):
-        return float(max(1, int(np.ceil(K)))) if np.isfinite(K) else np.inf
-    num = np.sqrt(2.0) * opnorm * dist0
-    K_delta = 54 * num / M ** 2 - 1 if M > 0 else np.inf
-    K_both = 54 * num / (0.5 * M) ** 2 - 1 if M > 0 else np.inf
-    K_v = 6 * num / v_norm ** 2 - 1 if v_norm > 0 else np.inf
-    return {"iteration_bound": bound(K_delta), "iteration_bound_both": bound(K_both), "iteration_bound_v": bound(K_v)}
-
-
 def hull_distance_R3(problem):
     """(R3) ``M = max s + t`` s.t. the cones of (2) and ``||w|| <= 1`` on the normalised data: ``M = dist(P, Q)``
     (0 when not separable). Returns ``(M, unit normal or None, offset m)``."""
@@ -180,7 +167,6 @@ def _perturbed_certificate(problem, a, w, t):
     return g, f
 
 
-@register_reference
 class PerturbedSVMDualReference(CvxpyReference):
     """The perturbed dual (15), vectorised: ``max −½||Xᵀ(y∘a)||² + eᵀa − (μ/2)||a||²`` over
     ``Ω = {0 <= a <= γ, yᵀa = 0}`` (``u`` = the ``y = +1`` entries, ``v`` = the ``y = −1`` entries).
@@ -240,7 +226,6 @@ def svm_dual_parts(problem, a) -> dict:
     return {"a": a, "u": a[problem.y > 0], "v": a[problem.y < 0]}
 
 
-@register_reference
 class PerturbedSVMPrimalReference(CvxpyReference):
     """The perturbed primal (20): ``min ½||w||² + Σ ψ(y_i(x_iᵀw + t))`` with ``ψ(θ) = huber(pos(1 − θ), μγ)/(2μ)``.
     Certificate: ``dual`` = (15) at ``a = −ψ'(θ)`` (Theorem 3.3) projected onto ``Ω``."""

@@ -11,9 +11,9 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..mirror import grad_half_sq_norm, lp_norm
-from ..runloop import Solution
-from . import CvxpyReference, register_reference, solve_auxiliary
+from ..core.mirror import grad_half_sq_norm, lp_norm
+from ..core.solution import Solution
+from .base import CvxpyReference, solve_auxiliary
 
 HULL_TOL = 1e-6  # a hull distance below this (relative to max ||x_i||) certifies non-separability
 
@@ -54,7 +54,6 @@ def hull_certificate(problem, solver=None) -> dict:
     return {"dual_point": qv, "hull_distance": dist, "separable": dist > HULL_TOL * max(R, 1e-300)}
 
 
-@register_reference
 class MaxMarginReference(CvxpyReference):
     """``min ½||w||² s.t. y ⊙ (Xw + b) >= 1`` (primal), or its dual QP with the Gram matrix for kernels.
 
@@ -174,7 +173,6 @@ def _lambda_star(problem, wstar, active) -> float:
     return float(1.0 / t.value)
 
 
-@register_reference
 class MinNormReference(CvxpyReference):
     """``min D_ψ(w, w0)``, ``ψ = ½||·||_p²`` with exact power cones (``approx=False``) for ``p ≠ 2``.
 
@@ -257,7 +255,6 @@ def dual_value_lp(p, lam, A_lam, c) -> float:
     return float(c @ lam - 0.5 * lp_norm(u0 + A_lam, q) ** 2 + 0.5 * lp_norm(u0, q) ** 2)
 
 
-@register_reference
 class SoftMarginReference(CvxpyReference):
     """``min ½||w||² + C Σ ξ_i s.t. y ⊙ (Xw + b) >= 1 − ξ, ξ >= 0`` with ``C`` a ``cp.Parameter`` (a sweep
     over C re-solves without recompiling); kernels solve the dual QP with the Gram matrix.

@@ -338,7 +338,7 @@ CELLS = [
     2. **Proposition 1, numerically.** Step through `dykstra` on the sparse data of section 2 (`plan =
        P.compile("dykstra")`, `plan.iterate(100, seed=0)`; a state has the dual vector `lam` and the mirror point
        `u`). At every epoch compute $\text{gap} = \psi(\theta^*) - D(\lambda)$ and the Bregman divergence
-       $D_\psi(\theta^*, \theta(\lambda))$ (hint: `from marginkit.mirror import bregman_lp, grad_half_sq_norm`,
+       $D_\psi(\theta^*, \theta(\lambda))$ (hint: `from marginkit.core.mirror import bregman_lp, grad_half_sq_norm`,
        $\theta(\lambda) = \nabla\psi^*(u)$ = `grad_half_sq_norm(u, q)`), and check
        $\tfrac{p-1}2\|\theta - \theta^*\|_p^2 \le D_\psi \le \text{gap}$.
     3. **Back to Lab 1.** For $p = 2$ the margin problem is the hard-margin SVM. On `datasets.sklearn_digits_pair(0, 1)`
@@ -387,7 +387,7 @@ SOLUTIONS = [
     """),
     RB_DATA,
     code("""
-    from marginkit.mirror import bregman_lp, grad_half_sq_norm
+    from marginkit.core.mirror import bregman_lp, grad_half_sq_norm
     Xs, ys, _, _ = rb_data("sparse", n=100, d=200)
     p = 1 + 1 / np.log(200); q = p / (p - 1)
     P = mk.MinNormFeasibility(Xs, ys, p=p)

@@ -178,7 +178,7 @@ CELLS = [
     print(f"δ_A = {c['delta']:.4f} (one class moves), {c['delta_both']:.4f} (both move);  ||v_D|| = {c['v_D_norm']:.4f}")
     print(f"||v_D|| <= δ_A <= 3||v_D|| (normalised units): {c['v_D_norm']:.4f} <= {c['delta_normalized']:.4f} "
           f"<= {3 * c['v_D_norm']:.4f}")
-    print("Theorem 2.4 bound:", res.info["iteration_bound"], " iterations;  actual:", res.iterations)
+    print("Theorem 2.4 bound:", c["iteration_bound"], " iterations;  actual:", res.iterations)
     """),
     md(r"""
     The bound is a worst case, four orders of magnitude above what happens here — but its *shape*,
@@ -198,7 +198,7 @@ CELLS = [
             rd = Pd.solve("fista", max_iter=20_000)
             cd = Pd.constants()
             if rd.status == "optimal":
-                rows.append((seed, cd["delta"], rd.iterations, rd.info["iteration_bound"]))
+                rows.append((seed, cd["delta"], rd.iterations, cd["iteration_bound"]))
     rows = np.array(rows)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for seed in range(3):
@@ -345,7 +345,8 @@ SOLUTIONS = [
     for g in gaps:
         Pg = tilted_problem(g)
         rg = Pg.solve("fista", max_iter=50_000)
-        out.append((Pg.constants()["delta"], rg.iterations, rg.info["iteration_bound"], rg.status))
+        cg = Pg.constants()
+        out.append((cg["delta"], rg.iterations, cg["iteration_bound"], rg.status))
     delta, iters, bound = (np.array([o[k] for o in out], float) for k in range(3))
     fig, ax = plt.subplots(figsize=(6.5, 4))
     ax.loglog(delta, iters, "o-", label="early stop (test 28)"); ax.loglog(delta, bound, "x:", label="Theorem 2.4 bound")

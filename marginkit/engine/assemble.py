@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .result import Result
+from ..core.result import Result
 
 
 def train_scores(problem, w=None, coef=None, b=0.0):
@@ -93,7 +93,7 @@ def constraint_violation(problem, w) -> float:
 def fill_test_error(problem, res, test_set) -> None:
     """``trace["test_error"]`` (fraction of misclassified test points at each recorded iterate) and
     ``res.info["test_error"]`` for the returned classifier. Labels are the user's own values."""
-    from ._validation import ProblemError, check_matrix
+    from ..core.validation import ProblemError, check_matrix
     try:
         Xt, yt = test_set
     except (TypeError, ValueError):
@@ -112,7 +112,7 @@ def fill_test_error(problem, res, test_set) -> None:
         if np.shape(v) == (problem.X.shape[1],):
             f = np.asarray(Xt @ v).ravel()
         elif np.shape(v) == (problem.X.shape[0],) and getattr(problem, "kernel", None) is not None:
-            from .kernels import gram
+            from ..core.kernels import gram
             f = gram(problem.kernel, problem.gamma, Xt, problem.X) @ v
         else:
             return

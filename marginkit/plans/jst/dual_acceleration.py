@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import ProblemError
-from ..reductions import register_method
-from .margin_base import MarginPlan, MarginState, logsumexp, softmax, supports_linear_homogeneous
+from ...core.validation import ProblemError
+
+from ..common.margin import MarginPlan, MarginState, logsumexp, softmax, supports_linear_homogeneous
 
 JST = "Ji, Srebro & Telgarsky (2021)"
 
@@ -37,9 +37,6 @@ class MomentumState(MarginState):
     c: np.ndarray = None   # weights with g = Zᵀc (Alg. 2)
 
 
-@register_method("dual-accelerated", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
-                 algorithm="Algorithm 1 (eq. 1.1)", converges_to="max-margin direction ū",
-                 rate="margin gap Õ(1/t²) (Thm 3.1)", tolerance=1e-3)
 class DualAccelerated(MarginPlan):
     """JST Algorithm 1, eq. (1.1), with ``θ_t = 1``, ``β_t = t/(t+1)`` (A2.1)::
 
@@ -92,10 +89,6 @@ class DualAccelerated(MarginPlan):
                              q=self.dual_weights(s))
 
 
-@register_method("dual-accelerated-stochastic", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
-                 algorithm="Algorithm 2", converges_to="max-margin direction ū",
-                 rate="theory variant: γ̄ − ε w.p. 1−δ after O(ln n/(γ̄²ε²)) steps (Thm 4.1); momentum variant: no proof",
-                 tolerance=2e-2)
 class DualAcceleratedStochastic(MarginPlan):
     """JST Algorithm 2: the batch direction ``Zᵀq_t`` is replaced by one row ``z_{i_t}``, ``i_t ~ q_t``
     (hard examples are sampled more often; Gumbel-max sampling).
@@ -143,9 +136,6 @@ class DualAcceleratedStochastic(MarginPlan):
         return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c)
 
 
-@register_method("normalized-gd", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
-                 algorithm="baseline (Ji & Telgarsky 2019; Nacson et al. 2018)", converges_to="max-margin direction ū",
-                 rate="margin gap O(1/t) (θ=1); Õ(1/√t) (θ_t=1/√(t+1))", tolerance=0.5)
 class NormalizedGD(MarginPlan):
     """Normalised gradient descent ``w_{t+1} = w_t − θ_t Zᵀ q_t`` with ``q_t = ∇ψ(Z w_t)``: Algorithm 1 with
     ``β ≡ 0``, i.e. entropic mirror descent on the dual (A2.7.2). ``step="constant"`` (θ = 1, O(1/t)) or
@@ -174,9 +164,6 @@ class NormalizedGD(MarginPlan):
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
 
 
-@register_method("gd", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
-                 algorithm="baseline (Soudry et al. 2018), App. F", converges_to="max-margin direction ū",
-                 rate="margin gap O(1/log t)", tolerance=1.0)
 class GradientDescent(MarginPlan):
     """Plain gradient descent on the empirical risk ``R(w) = (1/n) Σ ℓ(z_iᵀw)`` with step ``eta`` (JST use
     ``η = 1``). Exp loss: ``∇R(w) = R(w)·Zᵀsoftmax(Zw)`` with ``log R = lse(Zw) − ln n`` (the step
@@ -209,9 +196,6 @@ class GradientDescent(MarginPlan):
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
 
 
-@register_method("batch-perceptron", "MaxMargin", supports=supports_linear_homogeneous, paper=JST,
-                 algorithm="baseline (Cotter, Shalev-Shwartz & Srebro 2012)", converges_to="max-margin direction ū",
-                 rate="margin gap O(1/√t) (projected subgradient)", tolerance=0.1)
 class BatchPerceptron(MarginPlan):
     """Supergradient ascent on ``f(w) = min_i y_i x_iᵀw``: step along the worst example
     ``i* = argmax_i (Zw)_i`` (lowest index on ties), ``w ← w − η_t z_{i*}``; ``variant="projected"``

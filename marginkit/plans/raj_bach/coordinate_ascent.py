@@ -60,10 +60,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import ProblemError
-from ..mirror import bregman_lp, conjugate_exponent, grad_conjugate, grad_half_sq_norm, lp_norm
-from ..reductions import Reduction, register_method, register_reduction
-from ..runloop import IterationPlan, Solution
+from ...core.validation import ProblemError
+from ...core.mirror import bregman_lp, conjugate_exponent, grad_conjugate, grad_half_sq_norm, lp_norm
+from ...engine.runloop import IterationPlan
+from ...core.solution import Solution
 
 RB = "Raj & Bach (2021)"
 RCD, SMD, PERCEPTRON = 0, 1, 2  # coordinate rules shared with the compiled kernels
@@ -611,8 +611,6 @@ _DYKSTRA_INFO = dict(paper=RB, algorithm="Algorithm 1 (proximal randomized dual 
                      tolerance=1e-4)
 
 
-@register_method("dykstra", "MinNormFeasibility", supports=supports_lp_feasibility, **_DYKSTRA_INFO)
-@register_method("dykstra", "ProjectionOntoIntersection", supports=supports_lp_feasibility, **_DYKSTRA_INFO)
 class RandomizedDykstra(DualCoordinatePlan):
     """RB Algorithm 1 (Lemma 1), in λ-scaling: pick ``i`` uniformly, ``m = a_iᵀθ``,
     ``λ_i ← λ_i + (1/L_i)[Π_{Y_i}(m − L_iλ_i) − m]``, ``u ← u + a_i Δλ_i``, ``θ = ∇ψ*(u)``.
@@ -640,16 +638,6 @@ class RandomizedDykstra(DualCoordinatePlan):
                          check_at=state.check_at)
 
 
-@register_method("dykstra-accelerated", "MinNormFeasibility", supports=supports_lp_feasibility, paper=RB,
-                 algorithm="Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)",
-                 converges_to="the min-ψ feasible point θ* (returns θ(v_t))",
-                 rate="E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)",
-                 tolerance=1e-3)
-@register_method("dykstra-accelerated", "ProjectionOntoIntersection", supports=supports_lp_feasibility, paper=RB,
-                 algorithm="Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)",
-                 converges_to="the Bregman projection of the point onto the intersection (returns θ(v_t))",
-                 rate="E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)",
-                 tolerance=1e-3)
 class AcceleratedDykstra(DualCoordinatePlan):
     """RB Algorithm 2: accelerated proximal coordinate ascent on the dual (APCG, μ = 0), ``γ_0 = 1/n``::
 
@@ -714,8 +702,6 @@ _SMD_INFO = dict(paper=RB, algorithm="§2.5 eq. (10), sign corrected (Vaswani et
                  tolerance=1e-3)
 
 
-@register_method("mirror-descent", "MinNormFeasibility", supports=supports_lp_feasibility, **_SMD_INFO)
-@register_method("mirror-descent", "ProjectionOntoIntersection", supports=supports_lp_feasibility, **_SMD_INFO)
 class StochasticMirrorDescent(DualCoordinatePlan):
     """Stochastic mirror descent on ``F(θ) = (1/2n) Σ_i d(a_iᵀθ, Y_i)²`` (RB eq. 9), the primal baseline::
 
@@ -767,39 +753,6 @@ class StochasticMirrorDescent(DualCoordinatePlan):
 
 
 # -------------------------------------------------------------------------------------------------
-# the reduction MaxMargin -> MinNormFeasibility(p=2, "margin")
-# -------------------------------------------------------------------------------------------------
-class MaxMarginToMinNorm(Reduction):
-    """``min ½||w||² s.t. y_i x_iᵀw >= 1`` is ``MinNormFeasibility(p=2, "margin")`` on the same data; the
-    solution ``w`` is the same vector (invert is the identity)."""
-
-    source, target = "MaxMargin", "MinNormFeasibility"
-    # only the methods whose limit is the min-norm point cross this edge: mirror-descent on the squared
-    # hinge stops at some separator, not the max-margin one (the contract does not list it for MaxMargin)
-    methods = ("cvxpy", "dykstra", "dykstra-accelerated")
-
-    def accepts(self, problem):
-        if problem.bias:
-            return False, "the min-norm feasibility form has no bias"
-        if problem.kernel is not None:
-            return False, "the min-norm feasibility form works on w, not with a kernel"
-        return True, ""
-
-    def apply(self, problem):
-        key = ("reduction", self.target)
-        if key not in problem._cache:  # built once per problem; shares the validated X (no copy)
-            from ..formulations import MinNormFeasibility
-            problem._cache[key] = MinNormFeasibility(problem.X, problem.y, p=2.0, constraint="margin")
-        return problem._cache[key], None
-
-    def invert(self, solution, inverse_data):
-        return solution
-
-
-register_reduction(MaxMarginToMinNorm())
-
-
-# -------------------------------------------------------------------------------------------------
 # cost of one epoch against one mat-vec (for ``marginkit bench``)
 # -------------------------------------------------------------------------------------------------
 def epoch_cost_ratio(n: int = 20000, d: int = 500, seed: int = 0, method: str = "dykstra", p: float = 2.0,
@@ -813,7 +766,7 @@ def epoch_cost_ratio(n: int = 20000, d: int = 500, seed: int = 0, method: str = 
     from the sequential epoch. The mat-vecs with NumPy's default threads are timed afterwards, in a block.
     ``ratio`` compares with the default-threaded mat-vec, ``ratio_single_thread`` with the single-threaded one.
     """
-    from ..formulations import MinNormFeasibility
+    from ...formulations import MinNormFeasibility
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     y = np.where(X @ rng.standard_normal(d) >= 0, 1.0, -1.0)

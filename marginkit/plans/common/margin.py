@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import SignedData
-from ..runloop import IterationPlan, Solution
+from ...core.linalg import SignedData
+from ...engine.runloop import IterationPlan
+from ...core.solution import Solution
 
 
 def supports_linear_homogeneous(problem):
@@ -61,7 +62,7 @@ class MarginPlan(IterationPlan):
         w0 = getattr(warm_start, "w", warm_start)
         w0 = np.array(w0, dtype=float).ravel()
         if w0.shape != (self.d,):
-            from .._validation import ProblemError
+            from ...core.validation import ProblemError
             raise ProblemError(f"warm_start must have length {self.d}; got {w0.shape}")
         return w0
 

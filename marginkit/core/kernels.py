@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import ProblemError
+from .validation import ProblemError
 
 
 def _dense(A):

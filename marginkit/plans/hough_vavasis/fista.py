@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import ProblemError
-from ..ellipsoids import esp_operator
-from ..linalg import spectral_norm_sq
-from ..projections import PROJECTIONS, project_soc_rows, project_svm_dual
-from ..reductions import Reduction, register_method, register_reduction
-from ..runloop import IterationPlan, Solution
-from ..svm_forms import best_offset, smoothed_hinge
+from ...core.validation import ProblemError
+from ...operators.ellipsoids import esp_operator, iteration_bounds
+from ...core.linalg import spectral_norm_sq
+from ...operators.projections import PROJECTIONS, project_soc_rows, project_svm_dual
+from ...engine.runloop import IterationPlan
+from ...core.solution import Solution
+from ...operators.hinge import best_offset, smoothed_hinge
 
 HV = "Hough & Vavasis (2025)"
 
@@ -150,22 +150,18 @@ class _ESPPlan(IterationPlan):
         return Solution(w=w, b=b, status=status, certificate=cert, dual=dual, info=info)
 
     def bounds(self) -> dict:
-        from ..reference.conic import iteration_bounds
-        c = self.form.constants()
+        """Theorem 2.4's iteration bounds from the problem's constants, only when ``constants()`` was already
+        computed: a plan never calls CVXPY (``{}`` otherwise; call ``problem.constants()`` first to get them)."""
+        c, ref = self.form.cached_constants(), self.form.cached_reference()
+        if c is None or ref is None:
+            return {}
         if not c.get("separable", False):   # not separable (or the reference failed): no finite bound
             return {"iteration_bound": np.inf, "iteration_bound_both": np.inf, "iteration_bound_v": np.inf}
-        ref = self.form.reference()
         (x0c, x0d), xbar = self._x0, ref.dual
         dist0 = float(np.sqrt(np.sum((x0c - xbar["x_c"]) ** 2) + np.sum((x0d - xbar["x_d"]) ** 2)))
         return iteration_bounds(c["opnorm_A"], dist0, c["v_D_norm"], c["delta_normalized"])
 
 
-@register_method("fista", "EllipsoidSeparation", paper=HV,
-                 algorithm="FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)",
-                 converges_to="a strictly separating hyperplane (stop='early'); the residual v_D of (5) (stop='tol')",
-                 rate="separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); "
-                      "f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)",
-                 tolerance=0.0)
 class ESPFista(_ESPPlan):
     """ESP-FISTA (digest §2.3) on ``min ½||𝒜x − b||²`` s.t. ``x ∈ 𝒞`` (5), ``L = ||𝒜||²`` exact from the
     ``(d+2)×(d+2)`` Gram matrix (§2.2)::
@@ -221,10 +217,6 @@ class ESPFista(_ESPPlan):
         return "optimal" if f - self.op.lower_bound(v) <= self.tol * max(1.0, f) else "optimal_inaccurate"
 
 
-@register_method("pdhg", "EllipsoidSeparation", paper=HV,
-                 algorithm="PDHG (29) on {𝒜x = b, x ∈ 𝒞} (App. A), test (28) on the dual displacement",
-                 converges_to="a strictly separating hyperplane (the displacement y_k − y_{k+1} -> v_D, Thm 2.1)",
-                 rate="O(1/k) (no iteration bound is proved for the separator)", tolerance=0.0)
 class ESPPdhg(_ESPPlan):
     """PDHG (29) for ``min{0 : 𝒜x = b, x ∈ 𝒞}`` with primal step ``σ = sigma_scale/||𝒜||²`` and dual step 1::
 
@@ -483,12 +475,6 @@ class SVMDualFista(IterationPlan):
         return {"primal": primal, "dual": dual, "duality_gap": primal - dual}
 
 
-@register_method("fista", "SoftMarginSVM",
-                 paper="Beck & Teboulle (2009) FISTA on the SVM dual (12); knapsack projection of " + HV,
-                 algorithm="FISTA with function restart on the dual (12), projection onto Ω (13)–(14) (§2.6)",
-                 converges_to="the soft-margin SVM optimum (w*, b*) (dual coefficients with a kernel)",
-                 rate="dual objective O(1/k²) (Beck Thm 10.34); linear with mu > 0 (V-FISTA, of the perturbed "
-                      "problem)", tolerance=1e-6)
 class SoftMarginFista(SVMDualFista):
     """FISTA on the soft-margin dual (12) (``γ = C``; box only when ``bias=False``). ``mu > 0`` solves the perturbed
     dual (15) instead (a smoothed-hinge SVM); the certificate and the status always refer to the user's SVM
@@ -503,12 +489,6 @@ class SoftMarginFista(SVMDualFista):
                          restart_min=restart_min)
 
 
-@register_method("fista", "PerturbedSVMDual", paper=HV,
-                 algorithm="V-FISTA on the perturbed dual (15), early stopping of §4.2 (guarded stall rule), "
-                           "offset by bisection (27)",
-                 converges_to="the unique maximiser r* of (15) and (w*, t*) of (20)",
-                 rate="‖r_k − r*‖² <= (1 − 1/√κ)^k (2g*/μ + ‖r*‖²) (Beck Thm 10.42); ‖r_{k+1} − r*‖ <= (2L/μ)G_k "
-                      "(Thm 3.2)", tolerance=1e-2)
 class PerturbedDualFista(SVMDualFista):
     """Algorithm SVM-FISTA (digest §2.7) on (15) with the problem's ``γ`` and ``μ``. Defaults of the paper:
     ``variant="v-fista"``, ``stop="early"``, ``delta_min=1e-4``, ``stale_max=2``; ``projection="linear"``.
@@ -531,21 +511,3 @@ class PerturbedDualFista(SVMDualFista):
         # the problem is the dual (15): its own value first, the value of its Lagrange dual (20) as the bound
         return {"primal": dual, "dual": primal, "duality_gap": primal - dual}
 
-
-class PerturbedPrimalToDual(Reduction):
-    """Solve the perturbed primal (20) through its dual (15); ``(w, t)`` are shared, the certificate's sides swap."""
-
-    source, target = "PerturbedSVMPrimal", "PerturbedSVMDual"
-
-    def apply(self, problem):
-        return problem.dual(), None
-
-    def invert(self, solution, inverse_data):
-        cert = solution.certificate
-        if cert is not None and "primal" in cert:
-            cert = {**cert, "primal": cert["dual"], "dual": cert["primal"]}
-        solution.certificate = cert
-        return solution
-
-
-register_reduction(PerturbedPrimalToDual())

@@ -50,11 +50,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import ProblemError, check_positive
-from ..linalg import SignedData
-from ..reductions import register_method
-from ..runloop import Solution
-from .margin_base import MarginPlan
+from ...core.validation import ProblemError, check_positive
+from ...core.linalg import SignedData
+
+from ...core.solution import Solution
+from ..common.margin import MarginPlan
 
 MNW = "Molitor, Needell & Ward (2021)"
 
@@ -97,12 +97,6 @@ class HomotopyState:
     dual_bound: float         # certified upper bound on the max margin
 
 
-@register_method("homotopic", "MaxMargin", supports=supports_linear, paper=MNW,
-                 algorithm="Algorithm 1 (homotopic averaged subgradient; geometric schedules [RECON]); "
-                           "bias: post-hoc b of §6.5",
-                 converges_to="hard-margin solution w* (with bias: w*, b*)",
-                 rate="‖w̃_K − w*‖ = O(T^(-1/(4+δ))) in subgradient evaluations T (Thm 3.1 [RECON])",
-                 tolerance=2e-2)
 class HomotopicSubgradient(MarginPlan):
     """Molitor–Needell–Ward Algorithm 1: for ``k = 0, 1, ...``, ``T_k`` subgradient steps on ``f_{λ_k}``,
 

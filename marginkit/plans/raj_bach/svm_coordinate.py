@@ -53,10 +53,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas as _blas
 
-from .._validation import ProblemError, check_bool
-from ..linalg import row_norms
-from ..reductions import register_method
-from ..runloop import IterationPlan, Solution
+from ...core.validation import ProblemError, check_bool
+from ...core.linalg import row_norms
+
+from ...engine.runloop import IterationPlan
+from ...core.solution import Solution
 
 try:  # numba is optional (``pip install marginkit[fast]``)
     import numba as _numba
@@ -290,12 +291,6 @@ class DualCDState:
     checked: int = -1
 
 
-@register_method("dual-cd", "SoftMarginSVM", supports=supports_dual_cd, paper=RB,
-                 algorithm="randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = "
-                           "Hsieh et al. Alg. 1 with shrinking), numba epochs",
-                 converges_to="soft-margin SVM solution (bias=False)",
-                 rate="linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)",
-                 tolerance=1e-4)
 class DualCoordinateDescent(IterationPlan):
     """Randomized dual coordinate descent on the box dual of the soft-margin SVM without bias (see the module
     docstring). Parameters: ``shrinking`` (default True) and ``engine`` (``"auto"``: numba when installed,

@@ -1,26 +1,13 @@
-"""Projection of a point onto an intersection of simple convex sets: the general case of Raj & Bach's
-eq. (2) with ``x_i = I``, ``Y_i = K_i`` (digest B1, special case 1), solved by the same plans as
-:class:`~marginkit.MinNormFeasibility` (``dykstra`` is then Dykstra's algorithm in random order for p = 2).
-
-``ProjectionOntoIntersection(point, sets, p=2.0)`` is ``min D_ψ(θ, point)`` with ``ψ = ½||·||_p²``
-(``½||θ − point||²``, the Euclidean projection, for p = 2) subject to ``θ ∈ K_i`` for every set. The sets are
-immutable and validated when built: :class:`HalfSpace` ``{aᵀθ <= b}``, :class:`Hyperplane` ``{aᵀθ = b}``,
-:class:`Ball` ``{||θ − center||₂ <= radius}`` and :class:`Box` ``{lo <= θ <= hi}`` (infinite bounds allowed).
-Each knows its Euclidean projection, its support function ``σ_K(w) = sup_{z∈K} ⟨z, w⟩`` (for the dual
-``D(λ) = −Σσ_{K_i}(−λ_i) − ψ*(u0 + Σλ_i) + ψ*(u0)``), its CVXPY constraints and how to read its multiplier.
-
-The CVXPY reference is registered by :func:`register_reference`, called when :mod:`marginkit.reference` is
-imported (so that ``import marginkit`` does not import CVXPY).
-"""
+"""The simple convex sets of Raj & Bach's general case (digest B1): :class:`HalfSpace`, :class:`Hyperplane`,
+:class:`Ball`, :class:`Box`. Each knows its Euclidean projection, its support function, its CVXPY constraints
+(CVXPY imported only when they are built) and how to read its multiplier."""
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
 
-from ._validation import ProblemError, check_positive, check_vector
-from .formulations import Problem
-from .mirror import bregman_lp, grad_half_sq_norm, lp_norm
+from ..core.validation import ProblemError, check_positive, check_vector
 
 _PARALLEL_RTOL = 1e-9  # a multiplier within this relative distance of the dual cone counts as inside (rounding)
 
@@ -246,130 +233,3 @@ class Box(ConvexSet):
         return f"Box(dim={self.dim})"
 
 
-class ProjectionOntoIntersection(Problem):
-    """``min D_ψ(θ, point)``, ``ψ = ½||·||_p²`` (the Euclidean projection ``½||θ − point||²`` for p = 2),
-    subject to ``θ ∈ K_i`` for every set of ``sets``; methods ``cvxpy``, ``dykstra``, ``dykstra-accelerated``,
-    ``mirror-descent`` (the last three for 1 < p <= 2)."""
-
-    form = "ProjectionOntoIntersection"
-    is_classification = False
-
-    def __init__(self, point, sets, p: float = 2.0):
-        x0 = check_vector(point, "point")
-        if x0.size == 0:
-            raise ProblemError("point is empty (dimension 0)")
-        if isinstance(sets, ConvexSet) or not isinstance(sets, (list, tuple)):
-            raise ProblemError(f"sets must be a list of HalfSpace, Hyperplane, Ball or Box; got {type(sets).__name__}")
-        if len(sets) == 0:
-            raise ProblemError("sets is empty: give at least one set")
-        for k, K in enumerate(sets):
-            if not isinstance(K, ConvexSet):
-                raise ProblemError(f"sets[{k}] must be a HalfSpace, Hyperplane, Ball or Box; got {type(K).__name__}")
-            if K.dim != x0.size:
-                raise ProblemError(f"sets[{k}] has dimension {K.dim} but point has dimension {x0.size}")
-        p = check_positive(p, "p")
-        if p <= 1:
-            raise ProblemError(f"p must be > 1 (½||·||_p² is not strictly convex for p <= 1); got {p}")
-        object.__setattr__(self, "point", x0)
-        object.__setattr__(self, "sets", tuple(sets))
-        object.__setattr__(self, "p", p)
-        self._freeze()
-
-    @property
-    def d(self) -> int:
-        return self.point.size
-
-    @property
-    def shape(self):
-        return (len(self.sets), self.d)
-
-    def objective(self, theta, b=0.0) -> float:
-        """``D_ψ(θ, point)``."""
-        theta = np.asarray(theta, float)
-        if self.p == 2.0:
-            diff = theta - self.point
-            return 0.5 * float(diff @ diff)
-        return bregman_lp(theta, self.point, self.p)
-
-    def max_violation(self, theta) -> float:
-        return max(K.distance(theta) for K in self.sets)
-
-    def _assemble(self, sol) -> dict:
-        if sol.w is None:
-            return {"w": None, "value": np.nan, "margin": np.nan}
-        w = np.asarray(sol.w, float)
-        return {"w": w, "value": self.objective(w), "margin": np.nan,
-                "info": {**sol.info, "max_violation": self.max_violation(w)}}
-
-    def __repr__(self):
-        return f"ProjectionOntoIntersection(d={self.d}, sets={len(self.sets)}, p={self.p:g})"
-
-
-def dual_value(problem, lams) -> float:
-    """``D(λ) = −Σσ_{K_i}(−λ_i) − ½||u0 + Σλ_i||_q² + ½||u0||_q²`` (``-inf`` outside the dual domain)."""
-    q = problem.p / (problem.p - 1.0)
-    u0 = grad_half_sq_norm(problem.point, problem.p)
-    lin = -sum(K.support(-li) for K, li in zip(problem.sets, lams))
-    return float(lin - 0.5 * lp_norm(u0 + np.sum(lams, axis=0), q) ** 2 + 0.5 * lp_norm(u0, q) ** 2)
-
-
-_REGISTERED = False
-
-
-def register_reference():
-    """Define and register the CVXPY reference of :class:`ProjectionOntoIntersection` (once)."""
-    global _REGISTERED
-    if _REGISTERED:
-        return
-    import cvxpy as cp
-
-    from .reference import CvxpyReference
-    from .reference import register_reference as _register
-    from .runloop import Solution
-
-    @_register
-    class IntersectionReference(CvxpyReference):
-        """``min D_ψ(θ, point) s.t. θ ∈ K_i`` (exact power cones for p ≠ 2). Certificate: the primal
-        value, the dual ``D(λ)`` at the sets' multipliers (moved into ``dom σ`` first), their gap and the
-        largest Euclidean distance of ``θ`` to a set."""
-
-        form = "ProjectionOntoIntersection"
-
-        def build(self):
-            P = self.problem
-            th = cp.Variable(P.d)
-            if P.p == 2.0:
-                obj = 0.5 * cp.sum_squares(th - P.point)
-            else:
-                u0 = grad_half_sq_norm(P.point, P.p)
-                obj = 0.5 * cp.square(cp.pnorm(th, P.p, approx=False)) - u0 @ th
-            cons = [K.cvxpy_constraints(th) for K in P.sets]
-            self._vars = (th, cons)
-            return cp.Problem(cp.Minimize(obj), [c for group in cons for c in group])
-
-        def extract(self, status):
-            P = self.problem
-            if status in ("infeasible", "unbounded"):
-                return Solution(w=None, status="infeasible",
-                                certificate={"primal": np.inf, "dual": np.inf, "duality_gap": np.nan,
-                                             "max_violation": np.nan})
-            if status not in ("optimal", "optimal_inaccurate"):
-                return Solution(w=None, status=status)
-            th, cons = self._vars
-            w = np.asarray(th.value, float)
-            lams = np.array([-K.dual_domain_projection(-K.multiplier(c, w)) for K, c in zip(P.sets, cons)])
-            primal, dual = P.objective(w), dual_value(P, lams)
-            cert = {"primal": primal, "dual": dual, "duality_gap": primal - dual,
-                    "max_violation": P.max_violation(w), "violation_scale": max(1.0, float(np.abs(P.point).max()))}
-            return Solution(w=w, status=status, certificate=cert, dual={"lambda": lams})
-
-        @staticmethod
-        def constants(problem) -> dict:
-            ref = problem.reference()
-            out = {"status": ref.status, "p": problem.p, "q": problem.p / (problem.p - 1.0),
-                   "L": 1.0 / (problem.p - 1.0)}
-            if ref.status in ("optimal", "optimal_inaccurate"):
-                out.update(psi_star=ref.value, w=ref.w, lambda_star=ref.dual["lambda"])
-            return out
-
-    _REGISTERED = True

@@ -41,11 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from .._validation import ProblemError, check_positive
-from ..linalg import SignedData, spectral_norm_sq
-from ..reductions import register_method
-from ..runloop import IterationPlan, Solution
-from .margin_base import MarginPlan
+from ...core.validation import ProblemError, check_positive
+from ...core.linalg import SignedData, spectral_norm_sq
+
+from ...engine.runloop import IterationPlan
+from ...core.solution import Solution
+from ..common.margin import MarginPlan
 
 AP = "Apidopoulos, Poggio, Rosasco & Villa (2022)"
 SCHEDULE_CHECK_STEPS = 512  # a user schedule must be non-increasing on t = 0..511
@@ -294,11 +295,6 @@ def supports_hinge_dual(problem):
 
 
 # Algorithm 1 -----------------------------------------------------------------------------------------
-@register_method("diagonal", "MaxMargin", supports=supports_hinge_dual, paper=AP,
-                 algorithm="Algorithm 1 (eqs. 4.1-4.3), linear or kernel (Remark 4.1)",
-                 converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
-                 rate="dual gap r_t <= r_0 q^t, linear (Thm 5.1, if λ(0)‖u*‖_∞ <= 1); ‖w_t − w*‖ <= sqrt(2 r_t)",
-                 tolerance=0.1)
 class DiagonalDescent(HingeDualSteps, MarginPlan):
     """AP Algorithm 1: projected gradient on the dual with a widening box,
 
@@ -365,11 +361,6 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
 
 # Algorithm 2 -----------------------------------------------------------------------------------------
-@register_method("diagonal-inertial", "MaxMargin", supports=supports_hinge_dual, paper=AP,
-                 algorithm="Algorithm 2 (eqs. 4.4-4.7), linear or kernel (Remark 4.1)",
-                 converges_to="hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0",
-                 rate="‖w_t − w*‖ <= sqrt(2E_1)/(t+α-1), O(1/t) (Thm 5.2: α >= 3, λ(0)‖u*‖_∞ <= 1)",
-                 tolerance=1e-3)
 class InertialDiagonalDescent(DiagonalDescent):
     """AP Algorithm 2 (i-GD): Algorithm 1 at the extrapolated point
 
@@ -410,11 +401,6 @@ class InertialDiagonalDescent(DiagonalDescent):
 
 
 # the soft-margin SVM without bias (fixed λ = 1/C) ---------------------------------------------------------
-@register_method("diagonal", "SoftMarginSVM", supports=supports_hinge_dual, paper=AP,
-                 algorithm="Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))",
-                 converges_to="soft-margin SVM solution (bias=False), C = 1/λ",
-                 rate="dual objective O(1/t) (projected gradient, γ <= 1/‖Q‖); linear under Lemma 5.4's error bound",
-                 tolerance=1e-4)
 class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
     """AP Algorithm 1 with ``λ_t ≡ 1/C``: projected gradient ``a ← clip(a + γ(1 − Qa), 0, C)`` on the SVM
     dual (4.9) (``a = −u``), i.e. it solves ``min ½||w||² + C Σ hinge`` without a bias (AP-8).

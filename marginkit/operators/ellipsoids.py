@@ -186,3 +186,15 @@ def esp_operator(problem) -> ESPOperator:
     if "esp_operator" not in problem._cache:
         problem._cache["esp_operator"] = ESPOperator(problem)
     return problem._cache["esp_operator"]
+
+
+def iteration_bounds(opnorm: float, dist0: float, v_norm: float, M: float) -> dict:
+    """Theorem 2.4 ``K_δ = 54√2||𝒜||·||x_0 − x̄||/δ² − 1`` for ``δ = M`` and ``δ = M/2``, and the sharper
+    ``K_v = 6√2||𝒜||·||x_0 − x̄||/||v_D||² − 1``; each reported as ``max(1, ceil(K))`` (inf when not separable)."""
+    def bound(K):
+        return float(max(1, int(np.ceil(K)))) if np.isfinite(K) else np.inf
+    num = np.sqrt(2.0) * opnorm * dist0
+    K_delta = 54 * num / M ** 2 - 1 if M > 0 else np.inf
+    K_both = 54 * num / (0.5 * M) ** 2 - 1 if M > 0 else np.inf
+    K_v = 6 * num / v_norm ** 2 - 1 if v_norm > 0 else np.inf
+    return {"iteration_bound": bound(K_delta), "iteration_bound_both": bound(K_both), "iteration_bound_v": bound(K_v)}

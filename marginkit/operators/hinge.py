@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formulations import PerturbedSVMDual, _LabelledData
 
 
 def smoothed_hinge(theta, gamma: float, mu: float) -> np.ndarray:
@@ -74,33 +73,3 @@ def best_offset(scores, y, gamma: float, mu: float) -> float:
 def perturbed_primal_value(w, scores, y, gamma: float, mu: float, t: float) -> float:
     """``f(w, t)`` of (20) from ``scores = Xw``."""
     return 0.5 * float(np.dot(w, w)) + float(smoothed_hinge(y * (scores + t), gamma, mu).sum())
-
-
-class PerturbedSVMPrimal(_LabelledData):
-    """The perturbed primal (20): ``min_{w,b} ½||w||² + Σ_i ψ(y_i(x_iᵀw + b))`` with the smoothed hinge ψ of (19),
-    the Lagrange dual of :class:`~marginkit.PerturbedSVMDual` (same ``gamma``, ``mu``; defaults ``64/n``, ``n/128``).
-
-    Build it from data, ``PerturbedSVMPrimal(X, y, gamma=None, mu=None)``, or from a dual problem
-    (``PerturbedSVMDual(...).primal()``, which shares its validated arrays)."""
-
-    form = "PerturbedSVMPrimal"
-    kernel = None
-    bias = True
-
-    def __init__(self, X, y=None, gamma=None, mu=None):
-        if not isinstance(X, PerturbedSVMDual):
-            X = PerturbedSVMDual(X, y, gamma=gamma, mu=mu)
-        for key in ("X", "y", "classes_", "gamma", "mu"):
-            object.__setattr__(self, key, getattr(X, key))
-        object.__setattr__(self, "_dual", X)
-        self._freeze()
-
-    def dual(self) -> PerturbedSVMDual:
-        return self._dual
-
-    def objective(self, w, b=0.0) -> float:
-        w = np.asarray(w, float)
-        return perturbed_primal_value(w, self.scores(w), self.y, self.gamma, self.mu, float(b))
-
-    def __repr__(self):
-        return f"PerturbedSVMPrimal(n={self.n}, d={self.d}, gamma={self.gamma:g}, mu={self.mu:g})"

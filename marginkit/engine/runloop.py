@@ -22,27 +22,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import ProblemError
-from .result import Trace
+from ..core.result import Trace
+from ..core.solution import Solution  # noqa: F401  (re-exported for plans)
+from ..core.validation import ProblemError
+from .assemble import build_result, fill_test_error
 
 RUN_OPTIONS = ("max_iter", "tol", "time_limit", "callback", "seed", "verbose", "warm_start", "trace",
                "check_every", "test_set")
-
-
-@dataclass
-class Solution:
-    """A plan's output in the coordinates of the form it ran on (mapped back by the reductions)."""
-
-    w: np.ndarray | None
-    b: float = 0.0
-    status: str = "user_limit"
-    iterations: int = 0
-    time: float = 0.0
-    certificate: dict | None = None
-    dual: dict = field(default_factory=dict)
-    trace: Trace | None = None
-    info: dict = field(default_factory=dict)
-    dual_coef: np.ndarray | None = None
 
 
 def record_schedule(kind, max_iter: int):
@@ -171,7 +157,7 @@ class IterationPlan:
         self.tol, self.max_iter = self.default_tol, self.default_max_iter
         self.run_defaults: dict = {}
         # set by ``compile``: the user's problem, the reduction chain to ``form`` and the method name
-        self.origin, self.chain, self.method = form, [], self.name
+        self.origin, self.chain, self.method = form, None, self.name
 
     # hooks ---------------------------------------------------------------------------------------
     def init(self, rng, warm_start):
@@ -204,7 +190,6 @@ class IterationPlan:
 
     def run(self, **options):
         """Run to a stop and return the :class:`~marginkit.Result` for the user's problem."""
-        from .reductions import run_compiled
         return run_compiled(self, **options)
 
     def run_solution(self, **options) -> Solution:
@@ -213,3 +198,14 @@ class IterationPlan:
         if unknown:
             raise ProblemError(f"unknown run option(s) {sorted(unknown)} for method {self.name!r}")
         return run(self, **opts)
+
+
+def run_compiled(plan, **options):
+    """Run a compiled plan and map its solution back through the chain to a ``Result``."""
+    sol = plan.run_solution(**options)
+    sol = plan.chain.invert(sol) if plan.chain is not None else sol
+    res = build_result(plan.origin, sol, plan.method)
+    test_set = {**plan.run_defaults, **options}.get("test_set")
+    if test_set is not None:
+        fill_test_error(plan.origin, res, test_set)
+    return res

@@ -1,0 +1,132 @@
+"""Declared parameter constraints, checked once (scikit-learn's ``_parameter_constraints`` idea, written small).
+
+A plan's configuration is a frozen dataclass whose fields are the paper's parameters with their defaults; its
+class attribute ``constraints`` maps a field name to a list of accepted kinds, any of which may match::
+
+    @dataclass(frozen=True)
+    class Config:
+        loss: str = "exp"
+        theta: float = 1.0
+        horizon: int | None = None
+        constraints: ClassVar[dict] = {"loss": [Options("exp", "logistic")],
+                                       "theta": [Interval(float, 0, 1, closed="right")],
+                                       "horizon": [None, Interval(int, 1, None)]}
+
+:func:`make_config` builds the dataclass from user options and raises one :class:`ProblemError` format for every
+violation: ``"<method>: <name> must be <what>; got <value>"``; unknown names list the valid ones.
+"""
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .validation import ProblemError
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A real (``float``) or integer (``int``) value in ``[left, right]`` (``None`` = unbounded); ``closed`` is
+    ``"both"``, ``"left"``, ``"right"`` or ``"neither"``."""
+
+    kind: type
+    left: float | None = None
+    right: float | None = None
+    closed: str = "both"
+
+    def accepts(self, v) -> bool:
+        if isinstance(v, bool):
+            return False
+        if self.kind is int:
+            if not isinstance(v, (numbers.Integral, np.integer)):
+                return False
+        elif not isinstance(v, numbers.Real) or not np.isfinite(float(v)):
+            return False
+        lo_ok = self.left is None or (v >= self.left if self.closed in ("both", "left") else v > self.left)
+        hi_ok = self.right is None or (v <= self.right if self.closed in ("both", "right") else v < self.right)
+        return bool(lo_ok and hi_ok)
+
+    def __str__(self):
+        what = "an int" if self.kind is int else "a finite number"
+        lb = "[" if self.closed in ("both", "left") else "("
+        rb = "]" if self.closed in ("both", "right") else ")"
+        lo = "-inf" if self.left is None else f"{self.left:g}"
+        hi = "inf" if self.right is None else f"{self.right:g}"
+        return f"{what} in {lb}{lo}, {hi}{rb}"
+
+
+class Options:
+    """One of the given strings."""
+
+    def __init__(self, *values: str):
+        self.values = tuple(values)
+
+    def accepts(self, v) -> bool:
+        return isinstance(v, str) and v in self.values
+
+    def __str__(self):
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+class Boolean:
+    def accepts(self, v) -> bool:
+        return isinstance(v, (bool, np.bool_))
+
+    def __str__(self):
+        return "a bool"
+
+
+class IsCallable:
+    def accepts(self, v) -> bool:
+        return callable(v)
+
+    def __str__(self):
+        return "a callable"
+
+
+class InstanceOf:
+    def __init__(self, *types: type, name: str | None = None):
+        self.types, self.name = types, name
+
+    def accepts(self, v) -> bool:
+        return isinstance(v, self.types)
+
+    def __str__(self):
+        return self.name or "an instance of " + " or ".join(t.__name__ for t in self.types)
+
+
+def _describe(kinds) -> str:
+    return " or ".join("None" if k is None else str(k) for k in kinds)
+
+
+def check_value(method: str, name: str, value, kinds) -> None:
+    for k in kinds:
+        if (k is None and value is None) or (k is not None and k.accepts(value)):
+            return
+    raise ProblemError(f"{method}: {name} must be {_describe(kinds)}; got {value!r}")
+
+
+def config_fields(config_cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(config_cls)]
+
+
+def make_config(config_cls, method: str, options: dict, extra_known: tuple = ()):
+    """The frozen config of ``config_cls`` from ``options``: unknown names and every declared constraint are
+    checked here, once, with one message format."""
+    names = config_fields(config_cls)
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        known = ", ".join(names) or "none"
+        extra = f"; run options: {', '.join(extra_known)}" if extra_known else ""
+        raise ProblemError(f"unknown option(s) {unknown} for method {method!r}; its options: {known}{extra}")
+    config = config_cls(**options)
+    constraints = getattr(config_cls, "constraints", {})
+    for name in names:
+        if name in constraints:
+            check_value(method, name, getattr(config, name), constraints[name])
+    validate = getattr(config, "validate", None)
+    if validate is not None:   # cross-field rules the declarations cannot say
+        validate(method)
+    return config

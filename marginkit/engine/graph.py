@@ -1,0 +1,112 @@
+"""The reduction graph, built from the registry's tables with networkx.
+
+Nodes are problem forms (the class names of the problems, plus internal forms such as the perturbed primal); a
+node's ``methods`` attribute maps a method name to its :class:`~marginkit.engine.registry.MethodCard`. Edges carry
+a :class:`~marginkit.engine.reductions.Reduction`. ``resolve(problem, method)`` walks the graph from the problem's
+form breadth first and returns the card and the :class:`~marginkit.engine.reductions.Chain` to the form the method
+runs on. No plan module is imported here: listing methods reads cards only.
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from ..core.validation import ProblemError
+from .reductions import Chain
+from .registry import METHODS, REDUCTIONS, MethodCard
+
+
+def _build_graph() -> nx.MultiDiGraph:
+    graph = nx.MultiDiGraph()
+    for c in METHODS:
+        graph.add_node(c.form)
+        graph.nodes[c.form].setdefault("methods", {})[c.name] = c
+    for r in REDUCTIONS:
+        graph.add_edge(r.source, r.target, reduction=r.load())
+    return graph
+
+
+GRAPH = _build_graph()
+
+
+def _walk(problem, max_depth: int = 3):
+    """Yield a :class:`Chain` for every form reachable from ``problem`` by accepting reductions (BFS)."""
+    start = Chain(problem, problem)
+    frontier, seen = [start], {problem.form}
+    yield start
+    for _ in range(max_depth):
+        nxt = []
+        for chain in frontier:
+            form = chain.reduced.form
+            if form not in GRAPH:
+                continue
+            for _, target, data in GRAPH.out_edges(form, data=True):
+                red = data["reduction"]
+                ok, _ = red.accepts(chain.reduced)
+                if not ok or target in seen:
+                    continue
+                link = chain.extend(red)
+                seen.add(target)
+                yield link
+                nxt.append(link)
+        frontier = nxt
+
+
+def _candidates(problem):
+    for chain in _walk(problem):
+        form = chain.reduced.form
+        specs = GRAPH.nodes[form].get("methods", {}) if form in GRAPH else {}
+        for card in specs.values():
+            if len(chain) and card.is_reference:
+                continue  # the reference of a problem is its own, never a reduced one
+            if chain.allows(card.name):
+                yield card, chain
+
+
+def methods(problem) -> list[str]:
+    """Names of the methods that apply to ``problem`` (directly or through a reduction), the reference first."""
+    names = []
+    for card, chain in _candidates(problem):
+        ok, _ = card.supports(chain.reduced)
+        if ok and card.name not in names:
+            names.append(card.name)
+    return sorted(names, key=lambda m: m != "cvxpy")
+
+
+def resolve(problem, method: str) -> tuple[MethodCard, Chain]:
+    """The card of ``method`` and the chain from ``problem`` to its form; ``ProblemError`` with the reason if none."""
+    if not isinstance(method, str):
+        raise ProblemError(f"method must be a string; got {method!r}")
+    reasons = []
+    for card, chain in _candidates(problem):
+        if card.name != method:
+            continue
+        ok, why = card.supports(chain.reduced)
+        if ok:
+            return card, chain
+        reasons.append(why)
+    if reasons:
+        raise ProblemError(f"method {method!r} cannot solve {problem!r}: {'; '.join(reasons)}")
+    raise ProblemError(f"method {method!r} does not apply to {type(problem).__name__}; "
+                       f"available: {', '.join(methods(problem))}")
+
+
+def method_spec(problem, method: str) -> MethodCard:
+    """The card of ``method`` as it applies to ``problem``."""
+    return resolve(problem, method)[0]
+
+
+def method_table() -> str:
+    """Markdown table of every method (paper, algorithm, limit, proven rate, tolerance), for the README;
+    ``tests/test_reductions.py`` keeps the README in sync with it."""
+    rows = ["| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
+            "|---|---|---|---|---|---|---|"]
+    for form in sorted(GRAPH.nodes):
+        for name, card in sorted(GRAPH.nodes[form].get("methods", {}).items()):
+            if card.is_reference:
+                continue
+            tol = "separator iff separable" if form == "EllipsoidSeparation" else f"{card.tolerance:g}"
+            rows.append(f"| {form} | `{name}` | {card.paper} | {card.algorithm} | {card.converges_to} | "
+                        f"{card.rate} | {tol} |")
+    edges = [f"- `{d['reduction'].source}` → `{d['reduction'].target}`: "
+             f"{type(d['reduction']).__doc__.strip().splitlines()[0]}" for _, _, d in GRAPH.edges(data=True)]
+    return "\n".join(rows + ([""] + ["Reductions:"] + edges if edges else []))

@@ -1,0 +1,278 @@
+"""The registry: one explicit table of every method marginkit has (CVXPY's ``reductions/solvers/defines.py`` idea).
+
+A :class:`MethodCard` names a method, the problem form it accepts, where its class lives (``"module:Class"``, imported
+only when the method is compiled), the options of the form it cannot handle (``requires``: a predicate name and the
+reason shown to the user), and what the README's method table says of it (paper, algorithm, limit, proven rate, the
+documented agreement tolerance at the default comparison budget, tags). Nothing registers itself by being imported:
+a method exists because it has a line here, and ``tests/test_contract.py`` checks every line.
+
+The reductions between forms are the second table, :data:`REDUCTIONS` (``"module:Class"`` too); the reduction graph
+of :mod:`marginkit.engine.graph` is built from both.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import import_module
+
+from ..core.validation import ProblemError
+
+# predicates a card may require of the problem in the form it runs on; a card pairs each with its own reason
+CHECKS = {
+    "no_kernel": lambda p: getattr(p, "kernel", None) is None,
+    "no_bias": lambda p: not getattr(p, "bias", False),
+    "p_at_most_2": lambda p: getattr(p, "p", 2.0) <= 2.0,
+}
+
+
+@dataclass(frozen=True)
+class MethodCard:
+    """One method on one form. ``target`` is ``"module:Class"``; the class is imported by :meth:`load`."""
+
+    name: str
+    form: str
+    target: str
+    paper: str = ""
+    algorithm: str = ""
+    converges_to: str = ""
+    rate: str = ""
+    # documented agreement with the reference: relative margin gap (MaxMargin) or relative objective gap
+    # (other forms) that the method reaches at the default comparison budget (``marginkit compare``: 1,000
+    # iterations); slow baselines document a loose value on purpose, it is their proven rate at work
+    tolerance: float = 1e-4
+    requires: tuple = ()
+    tags: tuple = field(default=())
+
+    @property
+    def is_reference(self) -> bool:
+        return self.name == "cvxpy"
+
+    def supports(self, problem) -> tuple[bool, str]:
+        """``(True, "")`` or ``(False, reason)`` for the first requirement ``problem`` does not meet."""
+        for check, reason in self.requires:
+            if not CHECKS[check](problem):
+                return False, reason
+        return True, ""
+
+    def load(self):
+        """The plan (or reference) class; its module is imported here, on first use."""
+        module, _, qualname = self.target.partition(":")
+        obj = import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+
+@dataclass(frozen=True)
+class ReductionCard:
+    source: str
+    target: str
+    reduction: str  # "module:Class"
+
+    def load(self):
+        module, _, name = self.reduction.partition(":")
+        return getattr(import_module(module), name)()
+
+
+_NO_KERNEL_PRIMAL = ("no_kernel", "this plan works on the primal iterate w, not with a kernel (use 'diagonal' or 'cvxpy')")
+LINEAR_HOMOGENEOUS = (_NO_KERNEL_PRIMAL,
+                      ("no_bias", "the paper's method and theorems are for homogeneous classifiers (bias=False)"))
+HINGE_DUAL = (("no_bias", "the dual of AP (4.9) has no constraint yᵀa = 0: bias=False only "
+                          "(use 'homotopic' for a post-hoc bias, or 'cvxpy')"),)
+PRIMAL_W = (("no_kernel", "the homotopic subgradient method works on the primal w (no kernel; use 'diagonal')"),)
+BOX_DUAL = (("no_kernel", "dual coordinate descent keeps the primal w = Σ a_i y_i x_i: linear problems only (no kernel)"),
+            ("no_bias", "the box dual 0 <= a <= C has no constraint yᵀa = 0: bias=False only "
+                        "(use 'fista' or 'cvxpy' with a bias)"))
+LP_AT_MOST_2 = (("p_at_most_2", "RB's dual coordinate methods need ψ = ½||·||_p² to be (p−1)-strongly convex, which holds "
+                                "for 1 < p <= 2 only: for p > 2 it has zero curvature on the axes (along e_2 at e_1), "
+                                "ψ* is not smooth and the steps 1/L_i of RB Lemma 1 do not exist; use 'cvxpy'"),)
+
+# the order of the table is the order of ``methods(problem)`` (after the reference)
+METHODS: tuple[MethodCard, ...] = (
+    MethodCard('dual-accelerated', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAccelerated',
+               paper='Ji, Srebro & Telgarsky (2021)',
+               algorithm='Algorithm 1 (eq. 1.1)',
+               converges_to='max-margin direction ū',
+               rate='margin gap Õ(1/t²) (Thm 3.1)',
+               tolerance=0.001, requires=LINEAR_HOMOGENEOUS, tags=('jst', 'accelerated')),
+    MethodCard('dual-accelerated-stochastic', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
+               paper='Ji, Srebro & Telgarsky (2021)',
+               algorithm='Algorithm 2',
+               converges_to='max-margin direction ū',
+               rate='theory variant: γ̄ − ε w.p. 1−δ after O(ln n/(γ̄²ε²)) steps (Thm 4.1); momentum variant: no proof',
+               tolerance=0.02, requires=LINEAR_HOMOGENEOUS, tags=('jst', 'stochastic')),
+    MethodCard('normalized-gd', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:NormalizedGD',
+               paper='Ji, Srebro & Telgarsky (2021)',
+               algorithm='baseline (Ji & Telgarsky 2019; Nacson et al. 2018)',
+               converges_to='max-margin direction ū',
+               rate='margin gap O(1/t) (θ=1); Õ(1/√t) (θ_t=1/√(t+1))',
+               tolerance=0.5, requires=LINEAR_HOMOGENEOUS, tags=('jst', 'baseline')),
+    MethodCard('gd', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:GradientDescent',
+               paper='Ji, Srebro & Telgarsky (2021)',
+               algorithm='baseline (Soudry et al. 2018), App. F',
+               converges_to='max-margin direction ū',
+               rate='margin gap O(1/log t)',
+               tolerance=1.0, requires=LINEAR_HOMOGENEOUS, tags=('jst', 'baseline')),
+    MethodCard('batch-perceptron', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:BatchPerceptron',
+               paper='Ji, Srebro & Telgarsky (2021)',
+               algorithm='baseline (Cotter, Shalev-Shwartz & Srebro 2012)',
+               converges_to='max-margin direction ū',
+               rate='margin gap O(1/√t) (projected subgradient)',
+               tolerance=0.1, requires=LINEAR_HOMOGENEOUS, tags=('jst', 'baseline')),
+    MethodCard('diagonal', 'MaxMargin', 'marginkit.plans.diagonal.diagonal:DiagonalDescent',
+               paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
+               algorithm='Algorithm 1 (eqs. 4.1-4.3), linear or kernel (Remark 4.1)',
+               converges_to='hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0',
+               rate='dual gap r_t <= r_0 q^t, linear (Thm 5.1, if λ(0)‖u*‖_∞ <= 1); ‖w_t − w*‖ <= sqrt(2 r_t)',
+               tolerance=0.1, requires=HINGE_DUAL, tags=('hinge', 'diagonal')),
+    MethodCard('diagonal-inertial', 'MaxMargin', 'marginkit.plans.diagonal.diagonal:InertialDiagonalDescent',
+               paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
+               algorithm='Algorithm 2 (eqs. 4.4-4.7), linear or kernel (Remark 4.1)',
+               converges_to='hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0',
+               rate='‖w_t − w*‖ <= sqrt(2E_1)/(t+α-1), O(1/t) (Thm 5.2: α >= 3, λ(0)‖u*‖_∞ <= 1)',
+               tolerance=0.001, requires=HINGE_DUAL, tags=('hinge', 'diagonal', 'accelerated')),
+    MethodCard('homotopic', 'MaxMargin', 'marginkit.plans.homotopic.homotopic:HomotopicSubgradient',
+               paper='Molitor, Needell & Ward (2021)',
+               algorithm='Algorithm 1 (homotopic averaged subgradient; geometric schedules [RECON]); bias: post-hoc b of §6.5',
+               converges_to='hard-margin solution w* (with bias: w*, b*)',
+               rate='‖w̃_K − w*‖ = O(T^(-1/(4+δ))) in subgradient evaluations T (Thm 3.1 [RECON])',
+               tolerance=0.02, requires=PRIMAL_W, tags=('hinge', 'subgradient')),
+    MethodCard('cvxpy', 'MaxMargin', 'marginkit.reference.margin:MaxMarginReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+    MethodCard('diagonal', 'SoftMarginSVM', 'marginkit.plans.diagonal.diagonal:SoftMarginDiagonal',
+               paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
+               algorithm='Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))',
+               converges_to='soft-margin SVM solution (bias=False), C = 1/λ',
+               rate="dual objective O(1/t) (projected gradient, γ <= 1/‖Q‖); linear under Lemma 5.4's error bound",
+               tolerance=0.0001, requires=HINGE_DUAL, tags=('hinge', 'diagonal')),
+    MethodCard('fista', 'SoftMarginSVM', 'marginkit.plans.hough_vavasis.fista:SoftMarginFista',
+               paper='Beck & Teboulle (2009) FISTA on the SVM dual (12); knapsack projection of Hough & Vavasis (2025)',
+               algorithm='FISTA with function restart on the dual (12), projection onto Ω (13)–(14) (§2.6)',
+               converges_to='the soft-margin SVM optimum (w*, b*) (dual coefficients with a kernel)',
+               rate='dual objective O(1/k²) (Beck Thm 10.34); linear with mu > 0 (V-FISTA, of the perturbed problem)',
+               tolerance=1e-06, requires=(), tags=('fista', 'accelerated', 'svm')),
+    MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
+               paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
+               algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = Hsieh et al. Alg. 1 with shrinking), numba epochs',
+               converges_to='soft-margin SVM solution (bias=False)',
+               rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
+               tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm')),
+    MethodCard('cvxpy', 'SoftMarginSVM', 'marginkit.reference.margin:SoftMarginReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+    MethodCard('fista', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.fista:ESPFista',
+               paper='Hough & Vavasis (2025)',
+               algorithm='FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)',
+               converges_to="a strictly separating hyperplane (stop='early'); the residual v_D of (5) (stop='tol')",
+               rate='separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)',
+               tolerance=0.0, requires=(), tags=('fista', 'accelerated')),
+    MethodCard('pdhg', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.fista:ESPPdhg',
+               paper='Hough & Vavasis (2025)',
+               algorithm='PDHG (29) on {𝒜x = b, x ∈ 𝒞} (App. A), test (28) on the dual displacement',
+               converges_to='a strictly separating hyperplane (the displacement y_k − y_{k+1} -> v_D, Thm 2.1)',
+               rate='O(1/k) (no iteration bound is proved for the separator)',
+               tolerance=0.0, requires=(), tags=('fista', 'primal-dual')),
+    MethodCard('cvxpy', 'EllipsoidSeparation', 'marginkit.reference.conic:EllipsoidSeparationReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+    MethodCard('fista', 'PerturbedSVMDual', 'marginkit.plans.hough_vavasis.fista:PerturbedDualFista',
+               paper='Hough & Vavasis (2025)',
+               algorithm='V-FISTA on the perturbed dual (15), early stopping of §4.2 (guarded stall rule), offset by bisection (27)',
+               converges_to='the unique maximiser r* of (15) and (w*, t*) of (20)',
+               rate='‖r_k − r*‖² <= (1 − 1/√κ)^k (2g*/μ + ‖r*‖²) (Beck Thm 10.42); ‖r_{k+1} − r*‖ <= (2L/μ)G_k (Thm 3.2)',
+               tolerance=0.01, requires=(), tags=('fista', 'accelerated')),
+    MethodCard('cvxpy', 'PerturbedSVMDual', 'marginkit.reference.conic:PerturbedSVMDualReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+    MethodCard('cvxpy', 'PerturbedSVMPrimal', 'marginkit.reference.conic:PerturbedSVMPrimalReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+    MethodCard('dykstra', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:RandomizedDykstra',
+               paper='Raj & Bach (2021)',
+               algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
+               converges_to='the min-ψ feasible point θ* (RB eq. 2)',
+               rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
+               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra')),
+    MethodCard('dykstra-accelerated', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
+               paper='Raj & Bach (2021)',
+               algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
+               converges_to='the Bregman projection of the point onto the intersection (returns θ(v_t))',
+               rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
+               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated')),
+    MethodCard('mirror-descent', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
+               paper='Raj & Bach (2021)',
+               algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
+               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point otherwise (not the min-ψ one in general)',
+               rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
+               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic')),
+    MethodCard('cvxpy', 'ProjectionOntoIntersection', 'marginkit.reference.intersection:IntersectionReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+    MethodCard('dykstra', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:RandomizedDykstra',
+               paper='Raj & Bach (2021)',
+               algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
+               converges_to='the min-ψ feasible point θ* (RB eq. 2)',
+               rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
+               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra')),
+    MethodCard('dykstra-accelerated', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
+               paper='Raj & Bach (2021)',
+               algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
+               converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
+               rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
+               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated')),
+    MethodCard('mirror-descent', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
+               paper='Raj & Bach (2021)',
+               algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
+               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point otherwise (not the min-ψ one in general)',
+               rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
+               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic')),
+    MethodCard('cvxpy', 'MinNormFeasibility', 'marginkit.reference.margin:MinNormReference',
+               paper='CVXPY reference',
+               algorithm='interior point (Clarabel/ECOS) or SCS',
+               converges_to='certified optimum',
+               rate='-',
+               tolerance=1e-06, requires=(), tags=('reference',)),
+)
+
+REDUCTIONS: tuple[ReductionCard, ...] = (
+    ReductionCard("MaxMargin", "MinNormFeasibility", "marginkit.engine.reductions:MaxMarginToMinNorm"),
+    ReductionCard("PerturbedSVMPrimal", "PerturbedSVMDual", "marginkit.engine.reductions:PerturbedPrimalToDual"),
+)
+
+
+def cards(form: str | None = None, tag: str | None = None) -> list[MethodCard]:
+    """The method cards, optionally of one form and/or carrying ``tag`` (the benchmark picks competitors so)."""
+    return [c for c in METHODS if (form is None or c.form == form) and (tag is None or tag in c.tags)]
+
+
+def card(name: str, form: str) -> MethodCard:
+    for c in METHODS:
+        if c.name == name and c.form == form:
+            return c
+    raise ProblemError(f"no method {name!r} for the form {form}")
+
+
+def reference_card(form: str) -> MethodCard:
+    """The CVXPY reference of ``form`` (``ProblemError`` when there is none)."""
+    for c in METHODS:
+        if c.is_reference and c.form == form:
+            return c
+    raise ProblemError(f"no CVXPY reference for {form} yet")

@@ -1,0 +1,76 @@
+"""``solve`` and ``compile``: a problem and a method name in, a :class:`~marginkit.Result` (or a compiled plan, or the
+``cvxpy.Problem``) out. The one place that turns a registry card into a running object.
+
+``compile(problem, method)`` resolves the card and the reduction chain (:mod:`.graph`), imports the card's class
+(the family's module is loaded here, on first use), checks the method's options and builds the plan on the reduced
+problem; ``solve`` runs it and maps the solution back through the chain. ``reference`` and ``constants`` do the same
+for the CVXPY reference of the problem's own form.
+"""
+from __future__ import annotations
+
+import inspect
+
+from ..core.validation import ProblemError
+from .graph import resolve
+from .registry import reference_card
+from .runloop import RUN_OPTIONS, run_compiled
+
+
+def _split_options(options: dict) -> tuple[dict, dict]:
+    run_opts = {k: v for k, v in options.items() if k in RUN_OPTIONS}
+    params = {k: v for k, v in options.items() if k not in RUN_OPTIONS}
+    return run_opts, params
+
+
+def _check_params(card, cls, params):
+    """Unknown method options are a ``ProblemError`` naming them (not a bare ``TypeError``)."""
+    if not params:
+        return
+    sig = inspect.signature(cls)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return
+    known = [p for p in list(sig.parameters)[1:]]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ProblemError(f"unknown option(s) {unknown} for method {card.name!r}; its options: "
+                           f"{', '.join(known) or 'none'}; run options: {', '.join(RUN_OPTIONS)}")
+
+
+def compile_method(problem, method: str, **options):
+    """``cvxpy.Problem`` for ``"cvxpy"``, else an iteration plan whose ``run()`` returns a ``Result``."""
+    card, chain = resolve(problem, method)
+    run_opts, params = _split_options(options)
+    cls = card.load()
+    if card.is_reference:
+        if run_opts:
+            raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")
+        return cls(chain.reduced, **params).cvxpy_problem
+    _check_params(card, cls, params)
+    plan = cls(chain.reduced, **params)
+    plan.run_defaults = run_opts
+    plan.origin, plan.chain, plan.method = problem, chain, method
+    return plan
+
+
+def solve(problem, method: str = "cvxpy", **options):
+    """Solve ``problem`` with ``method`` and return the :class:`~marginkit.Result` for the user's problem."""
+    if method == "cvxpy":
+        card, chain = resolve(problem, method)
+        return card.load()(chain.reduced, **options).result()
+    return run_compiled(compile_method(problem, method, **options))
+
+
+def reference(problem, solver=None):
+    """The certified CVXPY solution of ``problem`` (its own form, never a reduced one)."""
+    return reference_card(problem.form).load()(problem, solver=solver).result()
+
+
+def constants(problem) -> dict:
+    """The data-dependent constants of the papers' bounds, computed by the problem's CVXPY reference class."""
+    try:
+        cls = reference_card(problem.form).load()
+    except ProblemError:
+        cls = None
+    if cls is None or not hasattr(cls, "constants"):
+        raise ProblemError(f"constants() are not available for {type(problem).__name__}")
+    return cls.constants(problem)

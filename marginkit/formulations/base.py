@@ -1,0 +1,130 @@
+"""Declarative, immutable problem classes (the contract's five problems).
+
+A problem only *describes*: its data (validated once, here, at construction), its objective and its
+options. Solving goes through :mod:`marginkit.engine` (``solve`` = find a path in the reduction graph
+to the form the method accepts, apply, run, invert) or through the certified CVXPY reference
+(:mod:`marginkit.reference`).
+
+Sign conventions of the papers (``y_i x_i`` versus ``-y_i x_i``) are converted inside the plans; the
+public API is always in terms of ``X`` (rows ``x_i``) and ``y``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..core.kernels import check_psd_gram, gram
+from ..core.linalg import row_norms
+from ..core.validation import check_kernel, check_labels, check_real_targets, check_samples
+
+
+class Problem:
+    """Base class: immutable after construction; ``solve``, ``compile``, ``reference``, ``constants``."""
+
+    form: str = ""
+    is_classification = True
+    _frozen = False
+
+    def _freeze(self):
+        self._cache = {}
+        self._frozen = True
+
+    def __setattr__(self, key, value):
+        if self._frozen and key != "_cache":
+            raise AttributeError(f"{type(self).__name__} is immutable; build a new problem instead")
+        object.__setattr__(self, key, value)
+
+    # public API -------------------------------------------------------------------------------
+    def solve(self, method: str = "cvxpy", **options):
+        """Solve with ``method`` (see :func:`marginkit.methods`); returns a :class:`~marginkit.Result`."""
+        from ..engine.solve import solve  # the one upward import: the contract's ``problem.solve``
+        return solve(self, method, **options)
+
+    def compile(self, method: str = "cvxpy", **options):
+        """``cvxpy.Problem`` for ``"cvxpy"``, otherwise a runnable, steppable iteration plan."""
+        from ..engine.solve import compile_method
+        return compile_method(self, method, **options)
+
+    def reference(self, solver: str | None = None):
+        """The certified CVXPY solution (cached per solver)."""
+        key = ("reference", solver)
+        if key not in self._cache:
+            from ..engine.solve import reference
+            self._cache[key] = reference(self, solver=solver)
+        return self._cache[key]
+
+    def constants(self) -> dict:
+        """Data-dependent constants used by the papers' bounds, computed through CVXPY."""
+        if "constants" not in self._cache:
+            from ..engine.solve import constants
+            self._cache["constants"] = constants(self)
+        return dict(self._cache["constants"])
+
+    def cached_reference(self):
+        """The reference if it was already computed (any solver), else None; never triggers a solve."""
+        for key, val in self._cache.items():
+            if isinstance(key, tuple) and key[0] == "reference":
+                return val
+        return None
+
+    def cached_constants(self):
+        """``constants()`` if they were already computed, else None; never triggers a solve."""
+        c = self._cache.get("constants")
+        return None if c is None else dict(c)
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+
+class _LabelledData(Problem):
+    def _set_data(self, X, y, labels="binary"):
+        X = check_samples(X, "X")
+        if labels == "binary":
+            y, classes = check_labels(y, X.shape[0], "y")
+        else:
+            y, classes = check_real_targets(y, X.shape[0], "y"), None
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "classes_", classes)
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    def row_norms(self) -> np.ndarray:
+        if "row_norms" not in self._cache:
+            self._cache["row_norms"] = row_norms(self.X)
+        return self._cache["row_norms"]
+
+    def gram(self) -> np.ndarray:
+        """Kernel Gram matrix on the training data (cached)."""
+        if "gram" not in self._cache:
+            self._cache["gram"] = gram(getattr(self, "kernel", None), getattr(self, "gamma", None), self.X)
+        return self._cache["gram"]
+
+    def scores(self, w, b=0.0) -> np.ndarray:
+        return np.asarray(self.X @ w).ravel() + b
+
+    def margin_of(self, w, b=0.0) -> float:
+        """Normalised geometric margin ``min_i y_i(x_i^T w + b) / ||w||`` (0 at ``w = 0``)."""
+        nw = float(np.linalg.norm(w))
+        if nw == 0.0:
+            return 0.0
+        return float(np.min(self.y * self.scores(w, b)) / nw)
+
+    def _set_kernel(self, kernel, gamma):
+        kernel, gamma = check_kernel(kernel, gamma, self.X)
+        object.__setattr__(self, "kernel", kernel)
+        object.__setattr__(self, "gamma", gamma)
+        if callable(kernel):
+            K = gram(kernel, None, self.X)
+            check_psd_gram(K, "kernel")

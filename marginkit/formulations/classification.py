@@ -1,0 +1,92 @@
+"""The classification problems: hard-margin :class:`MaxMargin`, :class:`MinNormFeasibility` in ℓp and the
+:class:`SoftMarginSVM`."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.mirror import bregman_lp
+from ..core.validation import ProblemError, check_bool, check_positive, check_vector
+from .base import _LabelledData
+
+
+class MaxMargin(_LabelledData):
+    """Hard-margin l2 separation ``min ½||w||² s.t. y_i(x_i^T w + b) >= 1``; max margin ``γ* = 1/||w*||``.
+
+    Non-separable data are a valid problem: its reference has status ``infeasible`` with the dual
+    point of the convex hull of ``{y_i x_i}`` as certificate.
+    """
+
+    form = "MaxMargin"
+
+    def __init__(self, X, y, bias: bool = False, kernel=None, gamma=None):
+        self._set_data(X, y)
+        object.__setattr__(self, "bias", check_bool(bias, "bias"))
+        self._set_kernel(kernel, gamma)
+        self._freeze()
+
+    def objective(self, w, b=0.0) -> float:
+        return 0.5 * float(np.dot(w, w))
+
+    def __repr__(self):
+        k = f", kernel={self.kernel!r}" if self.kernel else ""
+        return f"MaxMargin(n={self.n}, d={self.d}, bias={self.bias}{k})"
+
+
+class MinNormFeasibility(_LabelledData):
+    """``min D_ψ(w, w0)``, ``ψ = ½||·||_p²`` s.t. ``y_i x_i^T w >= 1`` (``"margin"``) or ``x_i^T w = y_i``
+    (``"interpolation"``, real ``y``). Raj & Bach, eq. (2) with the special cases of their §3."""
+
+    form = "MinNormFeasibility"
+
+    def __init__(self, X, y, p: float = 2.0, constraint: str = "margin", w0=None):
+        if constraint not in ("margin", "interpolation"):
+            raise ProblemError(f"constraint must be 'margin' or 'interpolation'; got {constraint!r}")
+        self._set_data(X, y, labels="binary" if constraint == "margin" else "real")
+        p = check_positive(p, "p")
+        if p <= 1:
+            raise ProblemError(f"p must be > 1 (½||·||_p² is not strictly convex for p <= 1); got {p}")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "constraint", constraint)
+        object.__setattr__(self, "w0", None if w0 is None else check_vector(w0, "w0", size=self.d))
+        self._freeze()
+
+    @property
+    def is_classification(self):
+        return self.constraint == "margin"
+
+    @property
+    def q(self) -> float:
+        return self.p / (self.p - 1.0)
+
+    def objective(self, w, b=0.0) -> float:
+        """``D_ψ(w, w0)`` with ``ψ = ½||·||_p²`` (``½||w||_p²`` when ``w0`` is None)."""
+        return bregman_lp(np.asarray(w, float), self.w0, self.p)
+
+    def __repr__(self):
+        return f"MinNormFeasibility(n={self.n}, d={self.d}, p={self.p:g}, constraint={self.constraint!r})"
+
+
+class SoftMarginSVM(_LabelledData):
+    """``min ½||w||² + C Σ max(0, 1 − y_i(x_i^T w + b))``."""
+
+    form = "SoftMarginSVM"
+
+    def __init__(self, X, y, C: float = 1.0, bias: bool = True, kernel=None, gamma=None):
+        self._set_data(X, y)
+        object.__setattr__(self, "C", check_positive(C, "C"))
+        object.__setattr__(self, "bias", check_bool(bias, "bias"))
+        self._set_kernel(kernel, gamma)
+        self._freeze()
+
+    def objective(self, w, b=0.0) -> float:
+        hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
+        return 0.5 * float(np.dot(w, w)) + self.C * float(hinge.sum())
+
+    def kernel_objective(self, coef, b=0.0) -> float:
+        """Objective for ``f = Σ coef_i k(x_i, ·) + b``: ``½ coefᵀK coef + C Σ hinge``."""
+        K = self.gram()
+        f = K @ coef + b
+        return 0.5 * float(coef @ f - b * coef.sum()) + self.C * float(np.maximum(0, 1 - self.y * f).sum())
+
+    def __repr__(self):
+        return f"SoftMarginSVM(n={self.n}, d={self.d}, C={self.C:g}, bias={self.bias})"

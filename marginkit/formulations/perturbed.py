@@ -1,0 +1,83 @@
+"""Hough & Vavasis's perturbed SVM: the strongly concave dual (15) and its primal (20)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.validation import check_positive
+from ..operators.hinge import perturbed_primal_value
+from .base import _LabelledData
+
+
+class PerturbedSVMDual(_LabelledData):
+    """The μ-strongly concave perturbed SVM dual (15) of Hough & Vavasis.
+
+    ``max_{(u,v) ∈ Ω} −½||Cᵀu − Dᵀv||² + eᵀu + eᵀv − (μ/2)(||u||² + ||v||²)``,
+    ``Ω = {eᵀu = eᵀv, 0 <= u, v <= γ}``, with ``c``-points the class ``+1`` rows and ``d``-points the
+    class ``−1`` rows; defaults ``γ = 64/n``, ``μ = n/128`` (paper §3.4). ``gamma`` here is the
+    misclassification penalty (the usual C), not a kernel width.
+    """
+
+    form = "PerturbedSVMDual"
+
+    def __init__(self, X, y, gamma=None, mu=None):
+        self._set_data(X, y)
+        n = self.n
+        object.__setattr__(self, "gamma", 64.0 / n if gamma is None else check_positive(gamma, "gamma"))
+        object.__setattr__(self, "mu", n / 128.0 if mu is None else check_positive(mu, "mu"))
+        self._freeze()
+
+    def dual_objective(self, z) -> float:
+        """``g(z)`` of (15) for ``z = (u, v)`` stacked in the order of the rows of X (``u`` on y=+1)."""
+        w = np.asarray(self.X.T @ (self.y * z)).ravel()
+        return float(-0.5 * w @ w + z.sum() - 0.5 * self.mu * z @ z)
+
+    def primal(self):
+        """The perturbed primal (20): ``min_{w,t} ½||w||² + Σ ψ(y_i(x_i^T w + t))`` with the Huber-smoothed
+        hinge ψ of (19)."""
+        return PerturbedSVMPrimal(self)
+
+    def _assemble(self, sol) -> dict:
+        """Result fields: the classifier ``(w, b)``, ``value`` = the dual objective (15) at the returned ``a``
+        (recomputed), the margin of ``(w, b)`` and, in ``info``, the primal value (20) at ``(w, b)``."""
+        out = {"classes_": self.classes_, "info": dict(sol.info)}
+        a = sol.dual.get("a")
+        out["value"] = self.dual_objective(a) if a is not None else np.nan
+        if sol.w is None:
+            return {**out, "w": None, "b": np.nan, "margin": np.nan}
+        w, b = np.asarray(sol.w, float), float(sol.b)
+        out.update(w=w, b=b, margin=self.margin_of(w, b))
+        out["info"]["primal_value"] = self.primal().objective(w, b)
+        return out
+
+    def __repr__(self):
+        return f"PerturbedSVMDual(n={self.n}, d={self.d}, gamma={self.gamma:g}, mu={self.mu:g})"
+
+
+class PerturbedSVMPrimal(_LabelledData):
+    """The perturbed primal (20): ``min_{w,b} ½||w||² + Σ_i ψ(y_i(x_iᵀw + b))`` with the smoothed hinge ψ of (19),
+    the Lagrange dual of :class:`~marginkit.PerturbedSVMDual` (same ``gamma``, ``mu``; defaults ``64/n``, ``n/128``).
+
+    Build it from data, ``PerturbedSVMPrimal(X, y, gamma=None, mu=None)``, or from a dual problem
+    (``PerturbedSVMDual(...).primal()``, which shares its validated arrays)."""
+
+    form = "PerturbedSVMPrimal"
+    kernel = None
+    bias = True
+
+    def __init__(self, X, y=None, gamma=None, mu=None):
+        if not isinstance(X, PerturbedSVMDual):
+            X = PerturbedSVMDual(X, y, gamma=gamma, mu=mu)
+        for key in ("X", "y", "classes_", "gamma", "mu"):
+            object.__setattr__(self, key, getattr(X, key))
+        object.__setattr__(self, "_dual", X)
+        self._freeze()
+
+    def dual(self) -> PerturbedSVMDual:
+        return self._dual
+
+    def objective(self, w, b=0.0) -> float:
+        w = np.asarray(w, float)
+        return perturbed_primal_value(w, self.scores(w), self.y, self.gamma, self.mu, float(b))
+
+    def __repr__(self):
+        return f"PerturbedSVMPrimal(n={self.n}, d={self.d}, gamma={self.gamma:g}, mu={self.mu:g})"
