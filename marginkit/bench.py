@@ -683,9 +683,11 @@ def _plan_iteration_cost(plan, X, steps: int):
     """Median seconds of one run-loop iteration (``step`` + ``stop``) and of one trace record (``measure`` +
     ``snapshot``), interleaved with ``X @ w`` and ``X.T @ u`` on the plan's own data; ``ratio_Xw`` and
     ``ratio_both`` are medians of the per-iteration ratios (robust to the load drifting during the row)."""
-    from .engine.runloop import record_schedule
-    plan.tol, plan.max_iter = 0.0, 10 ** 9
-    st = plan.init(np.random.default_rng(0), None)
+    from .engine.runloop import Budget, record_schedule
+    budget = Budget(10 ** 9, 0.0)
+    if not plan.__dict__.get("_frozen", False):
+        plan.tol, plan.max_iter = budget.tol, budget.max_iter
+    st = plan.init(np.random.default_rng(0), None, budget)
     st = plan.step(st)  # warm-up (caches, numba)
     n, d = X.shape
     rng = np.random.default_rng(1)
@@ -694,7 +696,7 @@ def _plan_iteration_cost(plan, X, steps: int):
     for _ in range(steps):
         t0 = time.perf_counter()
         st = plan.step(st)
-        plan.stop(st)
+        plan.stop(st, budget)
         t1 = time.perf_counter()
         plan.measure(st)
         plan.snapshot(st)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 import sys
 import time as _time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any, Callable
 
 import numpy as np
@@ -26,6 +27,16 @@ from ..core.result import Trace
 from ..core.solution import Solution  # noqa: F401  (re-exported for plans)
 from ..core.validation import ProblemError
 from .assemble import build_result, fill_test_error
+
+@dataclass(frozen=True)
+class Budget:
+    """What the run loop passes to a plan's ``init`` and ``stop``: the run's budget and requested accuracy (a plan
+    never stores it; budget-dependent constants are computed in ``init`` and kept in the state)."""
+
+    max_iter: int
+    tol: float
+    time_limit: float | None = None
+
 
 RUN_OPTIONS = ("max_iter", "tol", "time_limit", "callback", "seed", "verbose", "warm_start", "trace",
                "check_every", "test_set")
@@ -95,7 +106,9 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     max_iter = plan.default_max_iter if max_iter is None else max_iter
     tol = plan.default_tol if tol is None else tol
     _check_run_options(max_iter, tol, time_limit, callback)
-    plan.tol, plan.max_iter = float(tol), int(max_iter)
+    budget = Budget(int(max_iter), float(tol), time_limit)
+    if not plan.__dict__.get("_frozen", False):   # TEMPORARY: plans not yet frozen read the budget from self
+        plan.tol, plan.max_iter = budget.tol, budget.max_iter
     rng = np.random.default_rng(seed)
     due = record_schedule(trace, max_iter)
     tr = Trace()
@@ -104,7 +117,7 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
 
     start = _time.perf_counter()
     paused = 0.0  # time spent recording is excluded from the reported time
-    state = plan.init(rng, warm_start)
+    state = plan.init(rng, warm_start, budget)
     status, t = None, 0
     while True:
         now = _time.perf_counter()
@@ -118,7 +131,7 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
                 log.row(t, now - start - paused, metrics)
             paused += _time.perf_counter() - now
         if t % check_every == 0 or t == max_iter:
-            status = plan.stop(state)
+            status = plan.stop(state, budget)
         if status is not None:
             break
         if t >= max_iter:
@@ -143,24 +156,73 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     return sol
 
 
+@dataclass(frozen=True)
+class NoParameters:
+    """The configuration of a plan without parameters of its own."""
+
+
 class IterationPlan:
-    """Base class of the first-order plans. Subclasses set ``name`` and implement the five hooks."""
+    """Base class of the first-order plans: a frozen, compiled plan.
+
+    A subclass declares ``Config``, a frozen dataclass whose fields are the paper's parameters with their defaults
+    and whose ``constraints`` declare the accepted values (:mod:`marginkit.core.params`, checked once, by
+    :meth:`compile`), and implements the hooks:
+
+    * ``setup()``                                (compile time: constants of the data and the config, set on ``self``),
+    * ``init(rng, warm_start, budget) -> state`` (the paper's initialisation; the random generator, caches and
+                                                  budget-dependent constants go into the state),
+    * ``step(state) -> state``, ``measure(state) -> dict``, ``stop(state, budget) -> status | None``,
+      ``snapshot(state)``, ``solution(state, status) -> Solution``.
+
+    After ``setup`` the plan is frozen: nothing, the run loop included, writes to it, so ``iterate()`` and ``run()``
+    give the same iterates for the same seed. Config fields read as attributes (``plan.theta``).
+    """
 
     name = "plan"
     default_max_iter = 1000
     default_tol = 1e-6
     log_columns: tuple = ()
+    Config = NoParameters
 
-    def __init__(self, form, **params):
-        self.form = form
-        self.params = params
-        self.tol, self.max_iter = self.default_tol, self.default_max_iter
-        self.run_defaults: dict = {}
-        # set by ``compile``: the user's problem, the reduction chain to ``form`` and the method name
-        self.origin, self.chain, self.method = form, None, self.name
+    def __init__(self, form, config=None, *, origin=None, chain=None, method=None, run_defaults=None, **legacy):
+        if legacy or type(self).__init__ is not IterationPlan.__init__:   # TEMPORARY: plans not yet frozen
+            self.form, self.config, self.params = form, config, legacy
+            self.tol, self.max_iter = self.default_tol, self.default_max_iter
+            self.origin, self.chain, self.method, self.run_defaults = form, None, self.name, {}
+            return
+        object.__setattr__(self, "form", form)
+        object.__setattr__(self, "config", self.Config() if config is None else config)
+        object.__setattr__(self, "origin", form if origin is None else origin)
+        object.__setattr__(self, "chain", chain)
+        object.__setattr__(self, "method", method or self.name)
+        object.__setattr__(self, "run_defaults", MappingProxyType(dict(run_defaults or {})))
+        self.setup()
+        object.__setattr__(self, "_frozen", True)
+
+    @classmethod
+    def compile(cls, form, options: dict, method: str | None = None, **binding):
+        """Check ``options`` against ``Config`` (unknown names, declared constraints) and build the frozen plan."""
+        from ..core.params import make_config
+        config = make_config(cls.Config, method or cls.name, options, RUN_OPTIONS)
+        return cls(form, config, method=method, **binding)
+
+    def __setattr__(self, key, value):
+        if self.__dict__.get("_frozen", False):
+            raise AttributeError(f"{type(self).__name__} is frozen after compile: {key!r} cannot be set; "
+                                 "keep what changes in the state")
+        object.__setattr__(self, key, value)
+
+    def __getattr__(self, name):
+        config = self.__dict__.get("config")
+        if config is not None and name in {f.name for f in fields(config)}:
+            return getattr(config, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     # hooks ---------------------------------------------------------------------------------------
-    def init(self, rng, warm_start):
+    def setup(self):
+        """Compile-time constants of the data and the config (the only place a plan sets attributes)."""
+
+    def init(self, rng, warm_start, budget):
         raise NotImplementedError
 
     def step(self, state):
@@ -169,7 +231,7 @@ class IterationPlan:
     def measure(self, state) -> dict:
         return {}
 
-    def stop(self, state):
+    def stop(self, state, budget):
         return None
 
     def snapshot(self, state):
@@ -180,9 +242,11 @@ class IterationPlan:
         raise NotImplementedError
 
     # notebook-friendly stepping ------------------------------------------------------------------
-    def iterate(self, n_steps: int, seed=None, warm_start=None):
-        """Yield ``n_steps + 1`` states, starting with the initial one (for stepping in a notebook)."""
-        state = self.init(np.random.default_rng(seed), warm_start)
+    def iterate(self, n_steps: int, seed=None, warm_start=None, tol=None):
+        """Yield ``n_steps + 1`` states, starting with the initial one (for stepping in a notebook). The states are
+        the ones ``run(seed=seed, max_iter=n_steps)`` goes through."""
+        budget = Budget(int(n_steps), float(self.default_tol if tol is None else tol))
+        state = self.init(np.random.default_rng(seed), warm_start, budget)
         yield state
         for _ in range(n_steps):
             state = self.step(state)

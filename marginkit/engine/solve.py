@@ -13,7 +13,7 @@ import inspect
 from ..core.validation import ProblemError
 from .graph import resolve
 from .registry import reference_card
-from .runloop import RUN_OPTIONS, run_compiled
+from .runloop import RUN_OPTIONS, IterationPlan, run_compiled
 
 
 def _split_options(options: dict) -> tuple[dict, dict]:
@@ -45,7 +45,10 @@ def compile_method(problem, method: str, **options):
         if run_opts:
             raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")
         return cls(chain.reduced, **params).cvxpy_problem
-    _check_params(card, cls, params)
+    binding = dict(origin=problem, chain=chain, run_defaults=run_opts)
+    if cls.__init__ is IterationPlan.__init__:
+        return cls.compile(chain.reduced, params, method=method, **binding)
+    _check_params(card, cls, params)   # TEMPORARY: plans not yet frozen
     plan = cls(chain.reduced, **params)
     plan.run_defaults = run_opts
     plan.origin, plan.chain, plan.method = problem, chain, method

@@ -80,12 +80,12 @@ class MarginPlan(IterationPlan):
         return {"margin": m, "dual_bound": state.dual_bound, "gap_bound": state.dual_bound - m,
                 "norm_w": float(np.linalg.norm(state.w))}
 
-    def stop(self, state):
+    def stop(self, state, budget=None):
         m = self.margin(state)
         ub = state.dual_bound
-        if np.isfinite(ub) and m > 0 and ub - m <= self.tol * ub:
+        if np.isfinite(ub) and m > 0 and ub - m <= budget.tol * ub:
             return "optimal"
-        if ub <= self.tol * self.R and m <= 0:
+        if ub <= budget.tol * self.R and m <= 0:
             return "infeasible"
         return None
 

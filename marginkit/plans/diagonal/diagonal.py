@@ -323,7 +323,7 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
         self.R = self.op.R if self.op.R > 0 else 1.0
         self.schedule = make_schedule(schedule, lambda0)
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         u = self.start_u(warm_start, self.schedule.inv_lam(0))
         w, s = self.op.primal(u)
         return HingeDualState(t=0, u=u, s=s, w=w, dual_bound=self.certify(np.inf, u, s))
@@ -385,8 +385,8 @@ class InertialDiagonalDescent(DiagonalDescent):
             warnings.warn(f"alpha = {self.alpha:g} < 3: Theorem 5.2 of Apidopoulos et al. (the O(1/t) rate) does "
                           f"not cover it", UserWarning, stacklevel=2)
 
-    def init(self, rng, warm_start):
-        st = super().init(rng, warm_start)
+    def init(self, rng, warm_start, budget=None):
+        st = super().init(rng, warm_start, budget)
         st.u_prev, st.s_prev = st.u, st.s
         return st
 
@@ -419,7 +419,7 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
         self.setup(form, step)
         self.C = form.C
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         u = self.start_u(warm_start, self.C)
         w, s = self.op.primal(u)
         return HingeDualState(t=0, u=u, s=s, w=w)
@@ -439,9 +439,9 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
         primal, dual = self.values(st)
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual}
 
-    def stop(self, st):
+    def stop(self, st, budget=None):
         primal, dual = self.values(st)
-        return "optimal" if primal - dual <= self.tol * max(1.0, abs(primal)) else None
+        return "optimal" if primal - dual <= budget.tol * max(1.0, abs(primal)) else None
 
     def snapshot(self, st):
         return None if st.w is None else st.w.copy()

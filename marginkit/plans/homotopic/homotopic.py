@@ -168,7 +168,7 @@ class HomotopicSubgradient(MarginPlan):
         return int(math.ceil(self.T0 * self.c ** k))
 
     # hooks ------------------------------------------------------------------------------------------------
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         w = self.start_w(warm_start)
         self.certified = warm_start is None
         b = float(getattr(warm_start, "b", 0.0) or 0.0) if self.bias else 0.0

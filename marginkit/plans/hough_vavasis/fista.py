@@ -187,7 +187,7 @@ class ESPFista(_ESPPlan):
         super().__init__(form, iteration_bound=iteration_bound)
         self.stop_rule = _choice(stop, "stop", ("early", "tol"))
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         xc, xd = self.start_x(warm_start)
         self._x0 = (xc, xd)
         Ax = self.op.forward(xc, xd)
@@ -203,18 +203,18 @@ class ESPFista(_ESPPlan):
         return ESPState(k=st.k + 1, xc=xc, xd=xd, Ax=Ax, yc=xc + beta * (xc - st.xc), yd=xd + beta * (xd - st.xd),
                         Ay=Ax + beta * (Ax - st.Ax), theta=theta, grad_map=grad_map)
 
-    def stop(self, st):
+    def stop(self, st, budget=None):
         if self.stop_rule == "early":
             if self.certified_separator(st)[0]:
                 return "optimal"
             return "infeasible" if self.infeasible(st) else None
-        if st.grad_map > self.tol:
+        if st.grad_map > budget.tol:
             return None
         branch, v = self.certified_separator(st)
         if not branch:
             return "infeasible" if self.infeasible(st) else "optimal_inaccurate"
         f = self.op.objective(st.xc, st.xd)
-        return "optimal" if f - self.op.lower_bound(v) <= self.tol * max(1.0, f) else "optimal_inaccurate"
+        return "optimal" if f - self.op.lower_bound(v) <= budget.tol * max(1.0, f) else "optimal_inaccurate"
 
 
 class ESPPdhg(_ESPPlan):
@@ -238,7 +238,7 @@ class ESPPdhg(_ESPPlan):
             raise ProblemError(f"sigma_scale must be in (0, 1) (σ < 1/||𝒜||²); got {sigma_scale!r}")
         self.sigma = float(sigma_scale) / self.L
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         xc, xd = self.start_x(warm_start)
         self._x0 = (xc, xd)
         zero = np.zeros(self.op.d + 2)
@@ -260,7 +260,7 @@ class ESPPdhg(_ESPPlan):
                 return branch, st.disp
         return super().certified_separator(st)
 
-    def stop(self, st):
+    def stop(self, st, budget=None):
         if self.certified_separator(st)[0]:
             return "optimal"
         return "infeasible" if self.infeasible(st) else None
@@ -391,7 +391,7 @@ class SVMDualFista(IterationPlan):
         return (primal - dual) / max(1.0, abs(primal))
 
     # hooks -----------------------------------------------------------------------------------------
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         if warm_start is None:
             r = np.zeros(self.n)       # feasible (the paper's r_0 = 0; start point not stated)
         else:
@@ -443,12 +443,12 @@ class SVMDualFista(IterationPlan):
     def objective_of(self, primal, dual):
         return primal
 
-    def stop(self, st):
+    def stop(self, st, budget=None):
         if self.stop_rule == "tol":
-            return "optimal" if st.k > 0 and self.relative_gap(st) <= self.tol else None
+            return "optimal" if st.k > 0 and self.relative_gap(st) <= budget.tol else None
         stalled = st.stale >= self.stale_max and st.k >= self.min_iter
-        if stalled or st.dist_bound <= self.tol * self.box:
-            return "optimal" if self.relative_gap(st) <= self.tol else "optimal_inaccurate"
+        if stalled or st.dist_bound <= budget.tol * self.box:
+            return "optimal" if self.relative_gap(st) <= budget.tol else "optimal_inaccurate"
         return None
 
     def snapshot(self, st):

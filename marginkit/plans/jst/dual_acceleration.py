@@ -69,7 +69,7 @@ class DualAccelerated(MarginPlan):
     def dual_weights(self, s):
         return softmax(s) if self.loss == "exp" else logistic_potential_grad(s)
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         w = self.start_w(warm_start)
         s = self.Z.matvec(w)
         return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=np.zeros(self.d), q=self.dual_weights(s))
@@ -110,9 +110,9 @@ class DualAcceleratedStochastic(MarginPlan):
             raise ProblemError(f"horizon must be a positive int; got {horizon!r}")
         self.variant, self.horizon = variant, horizon
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         self.rng = rng
-        T = self.horizon or max(self.max_iter, 1)
+        T = self.horizon or max(budget.max_iter, 1)
         self.theta = 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
         w = self.start_w(warm_start)
         a = np.zeros(self.n) if warm_start is None else None
@@ -151,7 +151,7 @@ class NormalizedGD(MarginPlan):
             raise ProblemError(f"step must be 'constant' or 'sqrt'; got {step!r}")
         self.loss, self.step_rule = loss, step
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         w = self.start_w(warm_start)
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
@@ -179,7 +179,7 @@ class GradientDescent(MarginPlan):
             raise ProblemError(f"eta must be a positive number; got {eta!r}")
         self.loss, self.eta = loss, float(eta)
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         w = self.start_w(warm_start)
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
@@ -210,7 +210,7 @@ class BatchPerceptron(MarginPlan):
             raise ProblemError(f"variant must be 'projected' or 'unprojected'; got {variant!r}")
         self.variant = variant
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         w = self.start_w(warm_start)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)

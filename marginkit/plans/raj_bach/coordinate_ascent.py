@@ -476,7 +476,7 @@ class DualCoordinatePlan(IterationPlan):
         self.system.check_dual(lam, "warm_start dual 'lambda'")
         return lam
 
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         self.rng = rng
         lam = self.start_lambda(warm_start)
         u = self.u0 + self.system.rmatvec(lam)
@@ -541,7 +541,7 @@ class DualCoordinatePlan(IterationPlan):
             out.update(margin=c["margin"], mistakes=c["mistakes"])
         return out
 
-    def stop(self, state):
+    def stop(self, state, budget=None):
         """The statuses come from the full certificate only. It costs one product with X (a third of an
         epoch), so it is computed only when it can decide: ``infeasible`` needs ``distance_lower_bound``,
         which is O(n + d) and checked at every call; ``optimal`` is tested when the epoch's largest coordinate
@@ -554,7 +554,7 @@ class DualCoordinatePlan(IterationPlan):
             return "infeasible"
         scale = self.system.distance_scale
         full = "certificate" in state.cache  # e.g. computed by ``measure`` for the trace: free
-        if self.tol > 0 and scale > 0 and self.dual_certificate(state)["distance_lower_bound"] * self.tol >= scale:
+        if budget.tol > 0 and scale > 0 and self.dual_certificate(state)["distance_lower_bound"] * budget.tol >= scale:
             c = self.certificate(state)
             if not c.get("separates", False):
                 return "infeasible"
@@ -563,8 +563,8 @@ class DualCoordinatePlan(IterationPlan):
         if not full and state.residual >= state.check_below and epoch < state.check_at:
             return None
         c = self.certificate(state)
-        vtol = self.tol * self.system.violation_scale
-        gtol = self.tol * max(1.0, abs(c["primal"]))
+        vtol = budget.tol * self.system.violation_scale
+        gtol = budget.tol * max(1.0, abs(c["primal"]))
         if c["max_violation"] <= vtol and abs(c["duality_gap"]) <= gtol:
             return "optimal"
         # not yet: schedule the next check (this state is the one the next epoch starts from)

@@ -365,7 +365,7 @@ class DualCoordinateDescent(IterationPlan):
         return np.clip(a, 0.0, self.C)
 
     # hooks -------------------------------------------------------------------------------------------------
-    def init(self, rng, warm_start):
+    def init(self, rng, warm_start, budget=None):
         self.rng = rng
         a = self.start_a(warm_start)
         w = np.asarray(self.Xop.T @ (a * self.y)).ravel() if a.any() else np.zeros(self.d)
@@ -413,8 +413,8 @@ class DualCoordinateDescent(IterationPlan):
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual,
                 "active": float(st.active.shape[0]), "pg_range": st.pg_range}
 
-    def stop(self, st):
-        if st.checked == st.t and self.relative_gap(st) <= self.tol:
+    def stop(self, st, budget=None):
+        if st.checked == st.t and self.relative_gap(st) <= budget.tol:
             return "optimal"
         return None
 
