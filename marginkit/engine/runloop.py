@@ -189,6 +189,11 @@ class IterationPlan:
             self.form, self.config, self.params = form, config, legacy
             self.tol, self.max_iter = self.default_tol, self.default_max_iter
             self.origin, self.chain, self.method, self.run_defaults = form, None, self.name, {}
+            import inspect
+            for klass in type(self).__mro__:   # the frozen-style setup of a base (MarginPlan), not a legacy helper
+                if "setup" in vars(klass) and not inspect.signature(vars(klass)["setup"]).parameters.keys() - {"self"}:
+                    vars(klass)["setup"](self)
+                    break
             return
         object.__setattr__(self, "form", form)
         object.__setattr__(self, "config", self.Config() if config is None else config)

@@ -19,16 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.linalg import SignedData
+from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ...core.solution import Solution
-
-
-def supports_linear_homogeneous(problem):
-    if getattr(problem, "kernel", None) is not None:
-        return False, "this plan works on the primal iterate w, not with a kernel (use 'diagonal' or 'cvxpy')"
-    if getattr(problem, "bias", False):
-        return False, "the paper's method and theorems are for homogeneous classifiers (bias=False)"
-    return True, ""
 
 
 @dataclass
@@ -48,23 +41,16 @@ class MarginPlan(IterationPlan):
     default_tol = 1e-4
     log_columns = ("margin", "dual_bound", "gap_bound")
 
-    def __init__(self, form, **params):
-        super().__init__(form, **params)
-        self.R = float(form.row_norms().max())
-        if self.R == 0.0:
-            self.R = 1.0
+    def setup(self):
+        form = self.form
+        R = float(form.row_norms().max())
+        self.R = R if R > 0.0 else 1.0
         self.Z = SignedData(form.X, form.y, sign=-1.0, scale=self.R)
         self.n, self.d = form.X.shape
 
     def start_w(self, warm_start):
-        if warm_start is None:
-            return np.zeros(self.d)
-        w0 = getattr(warm_start, "w", warm_start)
-        w0 = np.array(w0, dtype=float).ravel()
-        if w0.shape != (self.d,):
-            from ...core.validation import ProblemError
-            raise ProblemError(f"warm_start must have length {self.d}; got {w0.shape}")
-        return w0
+        w0 = parse_warm_start(warm_start, self.d)
+        return np.zeros(self.d) if w0 is None else w0
 
     # certified quantities --------------------------------------------------------------------
     def margin(self, state) -> float:
@@ -80,7 +66,7 @@ class MarginPlan(IterationPlan):
         return {"margin": m, "dual_bound": state.dual_bound, "gap_bound": state.dual_bound - m,
                 "norm_w": float(np.linalg.norm(state.w))}
 
-    def stop(self, state, budget=None):
+    def stop(self, state, budget):
         m = self.margin(state)
         ub = state.dual_bound
         if np.isfinite(ub) and m > 0 and ub - m <= budget.tol * ub:

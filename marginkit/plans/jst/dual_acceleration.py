@@ -19,12 +19,14 @@ Resolved in this file (each once):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from ...core.validation import ProblemError
+from ...core.params import Interval, Options
+from ..common.margin import MarginPlan, MarginState, logsumexp, softmax
 
-from ..common.margin import MarginPlan, MarginState, logsumexp, softmax, supports_linear_homogeneous
+LOSSES = Options("exp", "logistic")
 
 JST = "Ji, Srebro & Telgarsky (2021)"
 
@@ -35,6 +37,8 @@ class MomentumState(MarginState):
     q: np.ndarray = None   # q_t = softmax(Z w_t)
     a: np.ndarray = None   # weights with w = −Zᵀa, a >= 0 (for the certificate of sampled plans)
     c: np.ndarray = None   # weights with g = Zᵀc (Alg. 2)
+    rng: object = None     # the run's random generator (Alg. 2)
+    theta: float = 1.0     # the step θ (Alg. 2's theory variant: sqrt(ln n / T), T fixed by the budget)
 
 
 class DualAccelerated(MarginPlan):
@@ -55,21 +59,22 @@ class DualAccelerated(MarginPlan):
 
     name = "dual-accelerated"
 
-    def __init__(self, form, loss: str = "exp", step_scale: str = "unit", theta: float = 1.0):
-        super().__init__(form)
-        if loss not in ("exp", "logistic"):
-            raise ProblemError(f"loss must be 'exp' or 'logistic'; got {loss!r}")
-        if step_scale not in ("unit", "theory"):
-            raise ProblemError(f"step_scale must be 'unit' or 'theory'; got {step_scale!r}")
-        if not theta > 0:
-            raise ProblemError(f"theta must be positive; got {theta!r}")
-        self.loss, self.theta = loss, float(theta)
-        self.rho = float(self.n) if (loss == "logistic" and step_scale == "theory") else 1.0
+    @dataclass(frozen=True)
+    class Config:
+        loss: str = "exp"            # the exponential loss of Alg. 1, or the logistic loss of §5.1
+        step_scale: str = "unit"     # "theory": the logistic step divided by ρ = n (App. C)
+        theta: float = 1.0           # the step θ_t ≡ θ
+        constraints: ClassVar[dict] = {"loss": [LOSSES], "step_scale": [Options("unit", "theory")],
+                                       "theta": [Interval(float, 0, None, closed="neither")]}
+
+    def setup(self):
+        super().setup()
+        self.rho = float(self.n) if (self.loss == "logistic" and self.step_scale == "theory") else 1.0
 
     def dual_weights(self, s):
         return softmax(s) if self.loss == "exp" else logistic_potential_grad(s)
 
-    def init(self, rng, warm_start, budget=None):
+    def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         s = self.Z.matvec(w)
         return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=np.zeros(self.d), q=self.dual_weights(s))
@@ -102,38 +107,37 @@ class DualAcceleratedStochastic(MarginPlan):
     name = "dual-accelerated-stochastic"
     default_tol = 1e-3
 
-    def __init__(self, form, variant: str = "momentum", horizon: int | None = None):
-        super().__init__(form)
-        if variant not in ("momentum", "theory"):
-            raise ProblemError(f"variant must be 'momentum' or 'theory'; got {variant!r}")
-        if horizon is not None and (not isinstance(horizon, (int, np.integer)) or horizon < 1):
-            raise ProblemError(f"horizon must be a positive int; got {horizon!r}")
-        self.variant, self.horizon = variant, horizon
+    @dataclass(frozen=True)
+    class Config:
+        variant: str = "momentum"     # "momentum" (Figs. 3-4) or "theory" (Thm 4.1)
+        horizon: int | None = None    # T of Thm 4.1's θ = sqrt(ln n / T); default: the run's max_iter
+        constraints: ClassVar[dict] = {"variant": [Options("momentum", "theory")],
+                                       "horizon": [None, Interval(int, 1, None)]}
 
-    def init(self, rng, warm_start, budget=None):
-        self.rng = rng
+    def init(self, rng, warm_start, budget):
         T = self.horizon or max(budget.max_iter, 1)
-        self.theta = 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
+        theta = 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
         w = self.start_w(warm_start)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=np.zeros(self.d),
-                             a=a, c=np.zeros(self.n))
+                             a=a, c=np.zeros(self.n), rng=rng, theta=theta)
 
     def step(self, st):
         t = st.t
-        i = int(np.argmax(st.s + self.rng.gumbel(size=self.n)))
+        i = int(np.argmax(st.s + st.rng.gumbel(size=self.n)))
         zi = self.Z.row(i)
         beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
         g = beta * (st.g + zi)
-        w = st.w - self.theta * (g + zi)
+        w = st.w - st.theta * (g + zi)
         c = beta * st.c
         c[i] += beta
         a, bound = None, st.dual_bound
         if st.a is not None:
-            a = st.a + self.theta * c
-            a[i] += self.theta
+            a = st.a + st.theta * c
+            a[i] += st.theta
             bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
-        return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c)
+        return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
+                             theta=st.theta)
 
 
 class NormalizedGD(MarginPlan):
@@ -143,22 +147,20 @@ class NormalizedGD(MarginPlan):
 
     name = "normalized-gd"
 
-    def __init__(self, form, loss: str = "exp", step: str = "constant"):
-        super().__init__(form)
-        if loss not in ("exp", "logistic"):
-            raise ProblemError(f"loss must be 'exp' or 'logistic'; got {loss!r}")
-        if step not in ("constant", "sqrt"):
-            raise ProblemError(f"step must be 'constant' or 'sqrt'; got {step!r}")
-        self.loss, self.step_rule = loss, step
+    @dataclass(frozen=True)
+    class Config:
+        loss: str = "exp"
+        step: str = "constant"        # θ = 1 ("constant") or θ_t = 1/√(t+1) ("sqrt")
+        constraints: ClassVar[dict] = {"loss": [LOSSES], "step": [Options("constant", "sqrt")]}
 
-    def init(self, rng, warm_start, budget=None):
+    def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
     def step(self, st):
         q = softmax(st.s) if self.loss == "exp" else logistic_potential_grad(st.s)
         v = self.Z.rmatvec(q)
-        theta = 1.0 if self.step_rule == "constant" else 1.0 / np.sqrt(st.t + 1.0)
+        theta = 1.0 if self.config.step == "constant" else 1.0 / np.sqrt(st.t + 1.0)
         w = st.w - theta * v
         bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
@@ -171,15 +173,13 @@ class GradientDescent(MarginPlan):
 
     name = "gd"
 
-    def __init__(self, form, loss: str = "exp", eta: float = 1.0):
-        super().__init__(form)
-        if loss not in ("exp", "logistic"):
-            raise ProblemError(f"loss must be 'exp' or 'logistic'; got {loss!r}")
-        if not (isinstance(eta, (int, float)) and eta > 0):
-            raise ProblemError(f"eta must be a positive number; got {eta!r}")
-        self.loss, self.eta = loss, float(eta)
+    @dataclass(frozen=True)
+    class Config:
+        loss: str = "exp"
+        eta: float = 1.0               # the step η (JST use 1)
+        constraints: ClassVar[dict] = {"loss": [LOSSES], "eta": [Interval(float, 0, None, closed="neither")]}
 
-    def init(self, rng, warm_start, budget=None):
+    def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
@@ -204,13 +204,12 @@ class BatchPerceptron(MarginPlan):
 
     name = "batch-perceptron"
 
-    def __init__(self, form, variant: str = "projected"):
-        super().__init__(form)
-        if variant not in ("projected", "unprojected"):
-            raise ProblemError(f"variant must be 'projected' or 'unprojected'; got {variant!r}")
-        self.variant = variant
+    @dataclass(frozen=True)
+    class Config:
+        variant: str = "projected"     # projected onto the unit ball with η_t = 1/√(t+1), or η = 1 unprojected
+        constraints: ClassVar[dict] = {"variant": [Options("projected", "unprojected")]}
 
-    def init(self, rng, warm_start, budget=None):
+    def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
