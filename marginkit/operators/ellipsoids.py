@@ -15,8 +15,9 @@ the CVXPY reference and ``EllipsoidSeparation._assemble``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse.linalg as spla
+
+from ..core.linalg import largest_eigenvalue
 
 LANCZOS_INFLATION = 1e-6  # relative safety margin on a Lanczos estimate of ||𝒜||² (it must be an upper bound)
 
@@ -114,20 +115,9 @@ class ESPOperator:
         ARPACK's minimum) or no convergence: the exact top eigenvalue of the Gram matrix."""
         if self._L is None:
             k = self.d + 2
-            self._L = None
-            if k > 3:
-                op, mv = self._gram_operator()
-                v0 = np.random.default_rng(0).standard_normal(k)
-                try:
-                    vals, vecs = spla.eigsh(op, k=1, which="LA", v0=v0, tol=1e-8)
-                    theta, u = float(vals[0]), vecs[:, 0] / np.linalg.norm(vecs[:, 0])
-                    rho = float(np.linalg.norm(mv(u) - theta * u))
-                    self._L = (theta + rho) * (1.0 + LANCZOS_INFLATION)
-                except spla.ArpackNoConvergence:
-                    self._L = None
-            if self._L is None:
-                G = self.gram()
-                self._L = float(scipy.linalg.eigh(G, subset_by_index=[k - 1, k - 1], eigvals_only=True)[0])
+            op, _ = self._gram_operator()
+            self._L = largest_eigenvalue(op, k, dense=self.gram, exact_below=3, tol=1e-8, residual=True,
+                                         inflation=LANCZOS_INFLATION)
         return self._L
 
     # separation -----------------------------------------------------------------------------------

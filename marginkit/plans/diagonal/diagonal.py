@@ -39,10 +39,10 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse.linalg as spla
 
 from ...core.validation import ProblemError, check_positive
 from ...core.linalg import SignedData, spectral_norm_sq
+from ...core.linalg import largest_eigenvalue as _largest_eigenvalue
 
 from ...engine.runloop import IterationPlan
 from ...core.solution import Solution
@@ -188,11 +188,7 @@ def _check_non_increasing(sched: Schedule) -> None:
 def largest_eigenvalue(K: np.ndarray) -> float:
     """``λ_max`` of a symmetric PSD matrix (= ``||Q||_op`` for ``Q = diag(y) K diag(y)``); power iteration
     (Lanczos) beyond 200 rows, rounded up so that the step ``1/λ_max`` stays admissible."""
-    n = K.shape[0]
-    if n <= 200:
-        return float(np.linalg.eigvalsh(K)[-1])
-    v0 = np.random.default_rng(0).standard_normal(n)
-    return float(spla.eigsh(K, k=1, which="LA", v0=v0, tol=1e-6, return_eigenvectors=False)[0]) * (1 + 1e-5)
+    return _largest_eigenvalue(K, K.shape[0], dense=lambda: K, exact_below=200, tol=1e-6, inflation=1e-5)
 
 
 class HingeDualOperator:

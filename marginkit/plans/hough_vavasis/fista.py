@@ -20,7 +20,7 @@ import numpy as np
 
 from ...core.validation import ProblemError
 from ...operators.ellipsoids import esp_operator, iteration_bounds
-from ...core.linalg import spectral_norm_sq
+from ...core.linalg import largest_eigenvalue, spectral_norm_sq
 from ...operators.projections import PROJECTIONS, project_soc_rows, project_svm_dual
 from ...engine.runloop import IterationPlan
 from ...core.solution import Solution
@@ -350,7 +350,8 @@ class SVMDualFista(IterationPlan):
             H2 = spectral_norm_sq(form.X)
         else:
             self.K = form.gram()
-            H2 = float(np.linalg.eigvalsh(0.5 * (self.K + self.K.T))[-1]) * (1 + 1e-12)
+            Ks = 0.5 * (self.K + self.K.T)
+            H2 = largest_eigenvalue(Ks, Ks.shape[0], dense=lambda: Ks, exact_below=Ks.shape[0])
         self.L = self.mu + max(H2, 0.0)
         if self.L == 0.0:
             self.L = 1.0
