@@ -17,7 +17,7 @@ def _relative_gaps(problem, res, ref) -> dict:
     if ref.status not in ("optimal", "optimal_inaccurate"):
         return out
     if np.isfinite(ref.value) and np.isfinite(res.value):
-        sign = -1.0 if problem.form == "PerturbedSVMDual" else 1.0  # a maximisation
+        sign = -1.0 if problem.sense == "max" else 1.0
         out["objective_gap"] = sign * (res.value - ref.value) / max(abs(ref.value), 1e-300)
     if np.isfinite(ref.margin) and ref.margin > 0 and np.isfinite(res.margin):
         out["margin_gap"] = (ref.margin - res.margin) / ref.margin
@@ -26,24 +26,6 @@ def _relative_gaps(problem, res, ref) -> dict:
         if nw > 0 and ns > 0:
             out["angle_gap"] = 1.0 - float(res.w @ ref.w) / (nw * ns)
     return out
-
-
-def _agrees(problem, gaps, res, ref, tol) -> bool:
-    """Margin problems agree on the relative margin gap; the others on the relative objective gap;
-    ellipsoid separation on whether a separator is found. A reference that is infeasible is matched by a
-    method that does not claim a separator."""
-    if problem.form == "EllipsoidSeparation":
-        # a separation problem agrees when it separates exactly when the reference certifies separability
-        # (an early-stopped separator is not an optimum of the SOCP, and need not be one)
-        separable = ref.status in ("optimal", "optimal_inaccurate")
-        return bool(res.info.get("separates_all", False)) == separable
-    if ref.status == "infeasible":
-        return res.status in ("infeasible", "user_limit") and not (np.isfinite(res.margin) and res.margin > 0)
-    if res.status in ("solver_error", "infeasible", "unbounded"):
-        return False
-    key = "margin_gap" if problem.form == "MaxMargin" else "objective_gap"
-    g = gaps[key]
-    return bool(np.isfinite(g) and -10 * tol <= g <= tol) if key == "objective_gap" else bool(np.isfinite(g) and g <= tol)
 
 
 @dataclass
@@ -74,7 +56,7 @@ class Report:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         if metric is None:
-            metric = "margin_gap" if self.problem.form == "MaxMargin" else "objective_gap"
+            metric = self.problem.agreement_metric
         fig, ax = plt.subplots(figsize=(8.4, 4.6))
         for name, res in self.results.items():
             tr = res.trace
@@ -121,6 +103,6 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
         gaps = _relative_gaps(problem, res, ref)
         tol = method_spec(problem, m).tolerance
         rep.rows.append({"method": m, "status": res.status, "iterations": res.iterations, "time": res.time,
-                         **gaps, "tolerance": tol, "agrees": _agrees(problem, gaps, res, ref, tol)})
+                         **gaps, "tolerance": tol, "agrees": problem.agrees(gaps, res, ref, tol)})
         rep.results[m] = res
     return rep

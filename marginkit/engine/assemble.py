@@ -10,15 +10,6 @@ import numpy as np
 from ..core.result import Result
 
 
-def train_scores(problem, w=None, coef=None, b=0.0):
-    """``(f(x_i) for the training rows, ||w||)`` for a linear ``w`` or kernel coefficients ``coef``."""
-    if coef is not None:
-        K = problem.gram()
-        Kc = K @ coef
-        return Kc + b, float(np.sqrt(max(coef @ Kc, 0.0)))
-    return problem.scores(w, b), float(np.linalg.norm(w))
-
-
 def fill_reference_metrics(problem, trace, ref) -> None:
     """Add ``margin_gap``, ``angle_gap``, ``dist_to_opt`` (and ``objective_gap``) to a trace, against a
     certified reference (used when the reference is known: ``cross_validate`` and the command line)."""
@@ -44,50 +35,10 @@ def fill_reference_metrics(problem, trace, ref) -> None:
 def build_result(problem, sol, method: str) -> Result:
     fields = dict(status=sol.status, iterations=sol.iterations, time=sol.time, method=method,
                   trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
-    fields.update(problem._assemble(sol) if hasattr(problem, "_assemble") else _classification_fields(problem, sol))
+    fields.update(problem.result_fields(sol))
     res = Result(**fields)
     fill_reference_metrics(problem, res.trace, problem.cached_reference())
     return res
-
-
-def _classification_fields(problem, sol) -> dict:
-    coef = sol.dual_coef if getattr(problem, "kernel", None) is not None else None
-    w, b = (None if coef is not None else np.asarray(sol.w, float)), float(sol.b)
-    f, nw = train_scores(problem, w=w, coef=coef, b=b)
-    y = problem.y if problem.is_classification else None
-    out = {"classes_": problem.classes_, "b": b}
-    if coef is not None:
-        out["_kernel_data"] = (problem.X, problem.kernel, problem.gamma)
-    margin = float(np.min(y * f) / nw) if (y is not None and nw > 0) else (0.0 if y is not None else np.nan)
-    out["margin"] = margin
-    form = problem.form
-    if form == "MaxMargin":
-        # canonical scaling onto the constraint set  min_i y_i f(x_i) = 1  (the hard-margin solution)
-        if margin > 0:
-            s = 1.0 / float(np.min(y * f))
-            w = None if w is None else w * s
-            coef = None if coef is None else coef * s
-            out["b"] = b * s
-            out["value"] = 0.5 * (nw * s) ** 2
-        else:
-            out["value"] = np.inf
-    elif form == "SoftMarginSVM":
-        out["value"] = (problem.kernel_objective(coef, b) if coef is not None else problem.objective(w, b))
-    else:
-        out["value"] = problem.objective(w, b)
-    if problem.form == "MinNormFeasibility":
-        out["info"] = {**sol.info, "max_violation": constraint_violation(problem, w)}
-    out["w"] = w
-    out["dual_coef"] = coef
-    return out
-
-
-def constraint_violation(problem, w) -> float:
-    """Largest violation of the constraints of a margin / interpolation problem at ``w``."""
-    r = problem.scores(w)
-    if problem.form == "MinNormFeasibility" and problem.constraint == "interpolation":
-        return float(np.max(np.abs(r - problem.y)))
-    return float(max(0.0, np.max(1.0 - problem.y * r)))
 
 
 def fill_test_error(problem, res, test_set) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..core.validation import ProblemError
+from ..formulations import FORMS
 from .reductions import Chain
 from .registry import METHODS, REDUCTIONS, MethodCard
 
@@ -104,7 +105,7 @@ def method_table() -> str:
         for name, card in sorted(GRAPH.nodes[form].get("methods", {}).items()):
             if card.is_reference:
                 continue
-            tol = "separator iff separable" if form == "EllipsoidSeparation" else f"{card.tolerance:g}"
+            tol = FORMS[form].agreement_label(card.tolerance)
             rows.append(f"| {form} | `{name}` | {card.paper} | {card.algorithm} | {card.converges_to} | "
                         f"{card.rate} | {tol} |")
     edges = [f"- `{d['reduction'].source}` → `{d['reduction'].target}`: "

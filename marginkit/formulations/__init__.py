@@ -7,5 +7,9 @@ from .ellipsoid import EllipsoidSeparation
 from .intersection import ProjectionOntoIntersection
 from .perturbed import PerturbedSVMDual, PerturbedSVMPrimal
 
-__all__ = ["Problem", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "EllipsoidSeparation",
+# form name -> class (the registry names forms; the engine reads their semantics here)
+FORMS = {cls.form: cls for cls in (MaxMargin, MinNormFeasibility, SoftMarginSVM, EllipsoidSeparation,
+                                   ProjectionOntoIntersection, PerturbedSVMDual, PerturbedSVMPrimal)}
+
+__all__ = ["FORMS", "Problem", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "EllipsoidSeparation",
            "ProjectionOntoIntersection", "PerturbedSVMDual", "PerturbedSVMPrimal"]

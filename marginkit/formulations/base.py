@@ -23,6 +23,8 @@ class Problem:
 
     form: str = ""
     is_classification = True
+    sense = "min"                        # the objective's sense (the perturbed SVM dual is a maximisation)
+    agreement_metric = "objective_gap"   # what ``cross_validate`` compares with the method's tolerance
     _frozen = False
 
     def _freeze(self):
@@ -66,6 +68,31 @@ class Problem:
             if isinstance(key, tuple) and key[0] == "reference":
                 return val
         return None
+
+    # semantics: how a solver's raw Solution becomes a Result, what agreeing with the reference means ---------
+    def result_fields(self, sol) -> dict:
+        """The :class:`~marginkit.Result` fields of a raw solution, recomputed from its iterate on the user's data
+        (never copied from the solver, so a margin or a value cannot claim more than the iterate achieves)."""
+        raise NotImplementedError
+
+    def agrees(self, gaps: dict, res, ref, tol: float) -> bool:
+        """Whether ``res`` agrees with the certified reference ``ref`` within ``tol`` (``gaps``: the relative
+        ``objective_gap``/``margin_gap``/``angle_gap`` of ``res`` against ``ref``). A reference that is infeasible
+        is matched by a method that does not claim a separator; otherwise the relative gap of
+        ``agreement_metric`` (an objective may undershoot the reference by rounding only, ``10 tol``)."""
+        if ref.status == "infeasible":
+            return res.status in ("infeasible", "user_limit") and not (np.isfinite(res.margin) and res.margin > 0)
+        if res.status in ("solver_error", "infeasible", "unbounded"):
+            return False
+        g = gaps[self.agreement_metric]
+        if self.agreement_metric == "objective_gap":
+            return bool(np.isfinite(g) and -10 * tol <= g <= tol)
+        return bool(np.isfinite(g) and g <= tol)
+
+    @classmethod
+    def agreement_label(cls, tol: float) -> str:
+        """How the README's method table states a method's documented agreement."""
+        return f"{tol:g}"
 
     def cached_constants(self):
         """``constants()`` if they were already computed, else None; never triggers a solve."""
@@ -120,6 +147,31 @@ class _LabelledData(Problem):
         if nw == 0.0:
             return 0.0
         return float(np.min(self.y * self.scores(w, b)) / nw)
+
+    def train_scores(self, w=None, coef=None, b=0.0):
+        """``(f(x_i) for the training rows, ||w||)`` for a linear ``w`` or kernel coefficients ``coef``."""
+        if coef is not None:
+            Kc = self.gram() @ coef
+            return Kc + b, float(np.sqrt(max(coef @ Kc, 0.0)))
+        return self.scores(w, b), float(np.linalg.norm(w))
+
+    def result_fields(self, sol) -> dict:
+        """A linear (or kernel) classifier's fields: ``w`` (or ``dual_coef``), ``b``, the normalised margin on the
+        training data, and ``value`` from :meth:`_value_fields` of the class."""
+        coef = sol.dual_coef if getattr(self, "kernel", None) is not None else None
+        w, b = (None if coef is not None else np.asarray(sol.w, float)), float(sol.b)
+        f, nw = self.train_scores(w=w, coef=coef, b=b)
+        y = self.y if self.is_classification else None
+        out = {"classes_": self.classes_, "b": b, "w": w, "dual_coef": coef}
+        if coef is not None:
+            out["_kernel_data"] = (self.X, self.kernel, self.gamma)
+        out["margin"] = float(np.min(y * f) / nw) if (y is not None and nw > 0) else (0.0 if y is not None else np.nan)
+        self._value_fields(out, sol, f, nw)
+        return out
+
+    def _value_fields(self, out: dict, sol, f, nw) -> None:
+        """Set ``out["value"]`` (and what else the class reports) at the iterate in ``out``."""
+        out["value"] = self.objective(out["w"], out["b"])
 
     def _set_kernel(self, kernel, gamma):
         kernel, gamma = check_kernel(kernel, gamma, self.X)

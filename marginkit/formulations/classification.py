@@ -17,6 +17,7 @@ class MaxMargin(_LabelledData):
     """
 
     form = "MaxMargin"
+    agreement_metric = "margin_gap"
 
     def __init__(self, X, y, bias: bool = False, kernel=None, gamma=None):
         self._set_data(X, y)
@@ -26,6 +27,18 @@ class MaxMargin(_LabelledData):
 
     def objective(self, w, b=0.0) -> float:
         return 0.5 * float(np.dot(w, w))
+
+    def _value_fields(self, out, sol, f, nw):
+        """The canonical scaling onto the constraint set ``min_i y_i f(x_i) = 1`` (the hard-margin solution), so
+        ``value = ½||w||²`` compares with the reference; ``inf`` when the iterate does not separate."""
+        if out["margin"] > 0:
+            s = 1.0 / float(np.min(self.y * f))
+            out["w"] = None if out["w"] is None else out["w"] * s
+            out["dual_coef"] = None if out["dual_coef"] is None else out["dual_coef"] * s
+            out["b"] = out["b"] * s
+            out["value"] = 0.5 * (nw * s) ** 2
+        else:
+            out["value"] = np.inf
 
     def __repr__(self):
         k = f", kernel={self.kernel!r}" if self.kernel else ""
@@ -62,6 +75,17 @@ class MinNormFeasibility(_LabelledData):
         """``D_ψ(w, w0)`` with ``ψ = ½||·||_p²`` (``½||w||_p²`` when ``w0`` is None)."""
         return bregman_lp(np.asarray(w, float), self.w0, self.p)
 
+    def max_violation(self, w) -> float:
+        """Largest violation of the margin (``1 − y_i x_iᵀw``) or interpolation (``|x_iᵀw − y_i|``) constraints."""
+        r = self.scores(w)
+        if self.constraint == "interpolation":
+            return float(np.max(np.abs(r - self.y)))
+        return float(max(0.0, np.max(1.0 - self.y * r)))
+
+    def _value_fields(self, out, sol, f, nw):
+        out["value"] = self.objective(out["w"])
+        out["info"] = {**sol.info, "max_violation": self.max_violation(out["w"])}
+
     def __repr__(self):
         return f"MinNormFeasibility(n={self.n}, d={self.d}, p={self.p:g}, constraint={self.constraint!r})"
 
@@ -81,6 +105,10 @@ class SoftMarginSVM(_LabelledData):
     def objective(self, w, b=0.0) -> float:
         hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
         return 0.5 * float(np.dot(w, w)) + self.C * float(hinge.sum())
+
+    def _value_fields(self, out, sol, f, nw):
+        coef = out["dual_coef"]
+        out["value"] = self.kernel_objective(coef, out["b"]) if coef is not None else self.objective(out["w"], out["b"])
 
     def kernel_objective(self, coef, b=0.0) -> float:
         """Objective for ``f = Σ coef_i k(x_i, ·) + b``: ``½ coefᵀK coef + C Σ hinge``."""

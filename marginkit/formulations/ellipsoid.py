@@ -81,7 +81,17 @@ class EllipsoidSeparation(Problem):
         hi_c, lo_d = self.support_values(w)
         return hi_c + b < 0, lo_d + b > 0
 
-    def _assemble(self, sol) -> dict:
+    def agrees(self, gaps, res, ref, tol) -> bool:
+        """A separation problem agrees when it separates exactly when the reference certifies separability (an
+        early-stopped separator is not an optimum of the SOCP, and need not be one)."""
+        separable = ref.status in ("optimal", "optimal_inaccurate")
+        return bool(res.info.get("separates_all", False)) == separable
+
+    @classmethod
+    def agreement_label(cls, tol: float) -> str:
+        return "separator iff separable"
+
+    def result_fields(self, sol) -> dict:
         """Result fields recomputed on the user's data: which ellipsoids ``(w, b)`` separates (``info``), the
         certified margin ``min(−max_{C_i}(wᵀz + b), min_{D_i}(wᵀz + b))/||w||`` (0 without a hyperplane) and
         ``value`` = ``f(x) = ½||𝒜x − b||²`` of (5) at the returned dual point. A status ``optimal`` whose

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.mirror import bregman_lp, grad_half_sq_norm, lp_norm
 from ..core.validation import ProblemError, check_positive, check_vector
-from ..operators.sets import Ball, Box, ConvexSet, HalfSpace, Hyperplane  # noqa: F401
+from ..operators.sets import ConvexSet
 from .base import Problem
 
 
@@ -69,7 +69,7 @@ class ProjectionOntoIntersection(Problem):
     def max_violation(self, theta) -> float:
         return max(K.distance(theta) for K in self.sets)
 
-    def _assemble(self, sol) -> dict:
+    def result_fields(self, sol) -> dict:
         if sol.w is None:
             return {"w": None, "value": np.nan, "margin": np.nan}
         w = np.asarray(sol.w, float)

@@ -18,6 +18,7 @@ class PerturbedSVMDual(_LabelledData):
     """
 
     form = "PerturbedSVMDual"
+    sense = "max"
 
     def __init__(self, X, y, gamma=None, mu=None):
         self._set_data(X, y)
@@ -36,7 +37,7 @@ class PerturbedSVMDual(_LabelledData):
         hinge ψ of (19)."""
         return PerturbedSVMPrimal(self)
 
-    def _assemble(self, sol) -> dict:
+    def result_fields(self, sol) -> dict:
         """Result fields: the classifier ``(w, b)``, ``value`` = the dual objective (15) at the returned ``a``
         (recomputed), the margin of ``(w, b)`` and, in ``info``, the primal value (20) at ``(w, b)``."""
         out = {"classes_": self.classes_, "info": dict(sol.info)}
