@@ -8,7 +8,7 @@ runs on. No plan module is imported here: listing methods reads cards only.
 """
 from __future__ import annotations
 
-import networkx as nx
+from functools import lru_cache
 
 from ..core.validation import ProblemError
 from ..formulations import FORMS
@@ -16,7 +16,10 @@ from .reductions import Chain
 from .registry import METHODS, REDUCTIONS, MethodCard
 
 
-def _build_graph() -> nx.MultiDiGraph:
+@lru_cache(maxsize=1)
+def reduction_graph():
+    """The graph, built on first use (networkx is imported then, not by ``import marginkit``)."""
+    import networkx as nx
     graph = nx.MultiDiGraph()
     for c in METHODS:
         graph.add_node(c.form)
@@ -26,11 +29,15 @@ def _build_graph() -> nx.MultiDiGraph:
     return graph
 
 
-GRAPH = _build_graph()
+def __getattr__(name):
+    if name == "GRAPH":
+        return reduction_graph()
+    raise AttributeError(name)
 
 
 def _walk(problem, max_depth: int = 3):
     """Yield a :class:`Chain` for every form reachable from ``problem`` by accepting reductions (BFS)."""
+    GRAPH = reduction_graph()
     start = Chain(problem, problem)
     frontier, seen = [start], {problem.form}
     yield start
@@ -53,6 +60,7 @@ def _walk(problem, max_depth: int = 3):
 
 
 def _candidates(problem):
+    GRAPH = reduction_graph()
     for chain in _walk(problem):
         form = chain.reduced.form
         specs = GRAPH.nodes[form].get("methods", {}) if form in GRAPH else {}
@@ -99,6 +107,7 @@ def method_spec(problem, method: str) -> MethodCard:
 def method_table() -> str:
     """Markdown table of every method (paper, algorithm, limit, proven rate, tolerance), for the README;
     ``tests/test_reductions.py`` keeps the README in sync with it."""
+    GRAPH = reduction_graph()
     rows = ["| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
             "|---|---|---|---|---|---|---|"]
     for form in sorted(GRAPH.nodes):
