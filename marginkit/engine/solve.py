@@ -13,7 +13,7 @@ import inspect
 from ..core.validation import ProblemError
 from .graph import resolve
 from .registry import reference_card
-from .runloop import RUN_OPTIONS, IterationPlan, run_compiled
+from .runloop import RUN_OPTIONS, IterationPlan
 
 
 def _split_options(options: dict) -> tuple[dict, dict]:
@@ -37,14 +37,15 @@ def _check_params(card, cls, params):
 
 
 def compile_method(problem, method: str, **options):
-    """``cvxpy.Problem`` for ``"cvxpy"``, else an iteration plan whose ``run()`` returns a ``Result``."""
+    """The compiled object: a frozen iteration plan, or for ``"cvxpy"`` the compiled reference (its
+    ``cvxpy_problem`` is what ``problem.compile("cvxpy")`` returns, as the contract says). Both ``run() -> Result``."""
     card, chain = resolve(problem, method)
     run_opts, params = _split_options(options)
     cls = card.load()
     if card.is_reference:
         if run_opts:
             raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")
-        return cls(chain.reduced, **params).cvxpy_problem
+        return cls(chain.reduced, **params)
     binding = dict(origin=problem, chain=chain, run_defaults=run_opts)
     if cls.__init__ is IterationPlan.__init__:
         return cls.compile(chain.reduced, params, method=method, **binding)
@@ -57,10 +58,10 @@ def compile_method(problem, method: str, **options):
 
 def solve(problem, method: str = "cvxpy", **options):
     """Solve ``problem`` with ``method`` and return the :class:`~marginkit.Result` for the user's problem."""
-    if method == "cvxpy":
+    if method == "cvxpy":   # every option of the reference is the solver's (it checks them)
         card, chain = resolve(problem, method)
-        return card.load()(chain.reduced, **options).result()
-    return run_compiled(compile_method(problem, method, **options))
+        return card.load()(chain.reduced, **options).run()
+    return compile_method(problem, method, **options).run()
 
 
 def reference(problem, solver=None):

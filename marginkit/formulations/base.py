@@ -45,7 +45,8 @@ class Problem:
     def compile(self, method: str = "cvxpy", **options):
         """``cvxpy.Problem`` for ``"cvxpy"``, otherwise a runnable, steppable iteration plan."""
         from ..engine.solve import compile_method
-        return compile_method(self, method, **options)
+        compiled = compile_method(self, method, **options)
+        return compiled.cvxpy_problem if method == "cvxpy" else compiled
 
     def reference(self, solver: str | None = None):
         """The certified CVXPY solution (cached per solver)."""

@@ -16,6 +16,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..core.validation import ProblemError
+from ..engine.assemble import build_result
 
 from ..core.solution import Solution
 
@@ -39,10 +40,13 @@ def _status(cvx_status: str) -> str:
 
 
 class CvxpyReference:
-    """Base class. Subclasses set ``form`` and implement ``build()`` (returns the ``cp.Problem``) and
-    ``extract(status) -> Solution`` (primal/dual values and the marginkit certificate)."""
+    """Base class: the compiled reference (what ``engine.solve.compile_method(problem, "cvxpy")`` returns, beside
+    the compiled plans: ``run() -> Result``, and its ``cvxpy_problem``). Subclasses set ``form`` and implement
+    ``build()`` (returns the ``cp.Problem``) and ``extract(status) -> Solution`` (primal/dual values and the
+    marginkit certificate)."""
 
     form = ""
+    method = "cvxpy"
 
     def __init__(self, problem, solver: str | None = None, **solver_options):
         if solver is not None:
@@ -85,8 +89,13 @@ class CvxpyReference:
                 return "solver_error"
         return _status(prob.status)
 
+    def run(self, **options):
+        """Solve and return the certified :class:`~marginkit.Result` (the compiled-object protocol)."""
+        if options:
+            raise ProblemError(f"options {sorted(options)} do not apply to method 'cvxpy'")
+        return self.result()
+
     def result(self):
-        from ..engine.assemble import build_result
         t0 = _time.perf_counter()
         prob = self.cvxpy_problem
         compile_start = _time.perf_counter()
