@@ -6,7 +6,7 @@ Data (catalog ``gauss-kernel-noise-{0,10,20}``, problems/hinge_data.py): 1,200 p
 kernel ``exp(−||x − x'||²/(2σ²))`` with ``σ² = 0.15``; ``T = 2000`` iterations, ``γ = 1/||Q||``, ``u_0 = 0``,
 Algorithm 2 with ``α = 10`` (unstated). Fig. 4: ``λ_t = λ0/t`` with ``λ0 ∈ {100, 10, 1, 0.01}``; Fig. 5:
 ``λ0 = 8`` with the decays ``8/log t, 8/√t, 8/t, 8/t², 8/2^t`` (shifted to start at t = 0, see
-marginkit/plans/hinge_diagonal.py).
+marginkit/plans/diagonal/diagonal.py).
 
 **Margin gap.** The paper measures it against the kernel hard-margin solution on the noisy training set. At
 the paper's size that solution does not exist in floating point: the Gram matrix is singular to machine

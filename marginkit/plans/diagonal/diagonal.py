@@ -14,7 +14,7 @@ is the vector of multipliers, ``w = Zᵀa = Σ a_i y_i x_i`` and ``C = 1/λ``.
 Resolved in this file (each once):
 
 * **Sign folding** (A.5.1): after §4.1 AP write ``X`` for ``Z = diag(y)X``; here ``Z`` is never formed
-  (:class:`~marginkit.linalg.SignedData`), and ``Q = ZZᵀ`` is only used through ``Qu = −Z w``.
+  (:class:`~marginkit.core.linalg.SignedData`), and ``Q = ZZᵀ`` is only used through ``Qu = −Z w``.
 * **Eqs. (4.3)/(4.7)** are printed per coordinate with a clashing index; the update is the vector
   ``w_{t+1} = −Zᵀu_{t+1} = Σ_i (−u_{t+1,i}) y_i x_i``.
 * **Kernel predictor** (Remark 4.1 prints ``⟨K(x_i, x), u_t⟩``): ``f_t(x) = Σ_i (−u_{t,i}) y_i k(x_i, x)`` and
@@ -37,19 +37,21 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from ...core.validation import ProblemError, check_positive
-from ...core.linalg import SignedData, spectral_norm_sq
-from ...core.linalg import largest_eigenvalue as _largest_eigenvalue
-
-from ...engine.runloop import IterationPlan
+from ...core.linalg import SignedData, largest_eigenvalue, spectral_norm_sq
+from ...core.params import InstanceOf, Interval, IsCallable, Options
 from ...core.solution import Solution
+from ...core.validation import ProblemError
+from ...core.warmstart import parse_warm_start
+from ...engine.runloop import IterationPlan
 from ..common.margin import MarginPlan
 
 AP = "Apidopoulos, Poggio, Rosasco & Villa (2022)"
 SCHEDULE_CHECK_STEPS = 512  # a user schedule must be non-increasing on t = 0..511
+POSITIVE = Interval(float, 0, None, closed="neither")
 
 
 # λ-schedules (§A.2.4) -------------------------------------------------------------------------------
@@ -146,64 +148,57 @@ class UserSchedule(Schedule):
 
 NAMED_SCHEDULES = {"inverse": Inverse, "inverse-log": InverseLog, "inverse-sqrt": InverseSqrt,
                    "inverse-square": InverseSquare, "geometric": Geometric, "constant": Constant}
+SCHEDULES = [Options(*NAMED_SCHEDULES), InstanceOf(Schedule), IsCallable()]
 
 
-def make_schedule(schedule="inverse", lambda0=None) -> Schedule:
-    """A :class:`Schedule` from a name of :data:`NAMED_SCHEDULES` (with ``lambda0``, default 1), a schedule
-    object or a callable ``t -> λ_t``. Raises :class:`ProblemError` for a schedule that increases or is not
-    positive on ``t = 0..511``."""
+def resolve_schedule(schedule, lambda0=None):
+    """The :class:`Schedule` of a name of :data:`NAMED_SCHEDULES` (with ``lambda0``, default 1), of a
+    ``Schedule`` (itself) or of a callable ``t -> λ_t``; a value the declared constraints reject (an unknown name,
+    a named schedule with a bad ``lambda0``, a non-callable) is returned as it is, for them to name it."""
     if isinstance(schedule, str):
-        if schedule not in NAMED_SCHEDULES:
-            raise ProblemError(f"schedule must be one of {sorted(NAMED_SCHEDULES)}, a Schedule or a callable "
-                               f"t -> lambda_t; got {schedule!r}")
-        sched = NAMED_SCHEDULES[schedule](check_positive(1.0 if lambda0 is None else lambda0, "lambda0"))
-    elif lambda0 is not None:
+        if schedule in NAMED_SCHEDULES and (lambda0 is None or POSITIVE.accepts(lambda0)):
+            return NAMED_SCHEDULES[schedule](1.0 if lambda0 is None else float(lambda0))
+        return schedule
+    if lambda0 is not None:
         raise ProblemError("lambda0 only applies to a named schedule; put it inside the schedule object")
-    elif isinstance(schedule, Schedule):
-        sched = schedule
-    elif callable(schedule):
-        sched = UserSchedule(schedule)
-    else:
-        raise ProblemError(f"schedule must be a name, a Schedule or a callable t -> lambda_t; got {schedule!r}")
-    _check_non_increasing(sched)
-    return sched
+    if isinstance(schedule, Schedule) or not callable(schedule):
+        return schedule
+    return UserSchedule(schedule)
 
 
-def _check_non_increasing(sched: Schedule) -> None:
+def check_non_increasing(sched: Schedule, method: str = "diagonal") -> None:
+    """``ProblemError`` for a schedule that increases or is not positive and finite on ``t = 0..511`` (the dual
+    box may only widen, AP Lemma 5.1)."""
     prev = math.inf
     for t in range(SCHEDULE_CHECK_STEPS):
         try:
             lam = sched.lam(t)
         except (TypeError, ValueError, ArithmeticError) as exc:
-            raise ProblemError(f"schedule failed at t={t}: {exc}") from None
+            raise ProblemError(f"{method}: schedule failed at t={t}: {exc}") from None
         if not (lam >= 0.0 and math.isfinite(lam)):
-            raise ProblemError(f"schedule must give finite lambda_t > 0; got lambda_{t} = {lam!r}")
+            raise ProblemError(f"{method}: schedule must give finite lambda_t > 0; got lambda_{t} = {lam!r}")
         if lam > prev * (1.0 + 1e-12):
-            raise ProblemError(f"schedule must be non-increasing (the dual box [-1/lambda_t, 0]^n may only widen, "
-                               f"AP Lemma 5.1); got lambda_{t} = {lam:.6g} > lambda_{t - 1} = {prev:.6g}")
+            raise ProblemError(f"{method}: schedule must be non-increasing (the dual box [-1/lambda_t, 0]^n may only "
+                               f"widen, AP Lemma 5.1); got lambda_{t} = {lam:.6g} > lambda_{t - 1} = {prev:.6g}")
         prev = lam
 
 
 # the dual operator: u -> (w, margins), linear or kernel ------------------------------------------------
-def largest_eigenvalue(K: np.ndarray) -> float:
-    """``λ_max`` of a symmetric PSD matrix (= ``||Q||_op`` for ``Q = diag(y) K diag(y)``); power iteration
-    (Lanczos) beyond 200 rows, rounded up so that the step ``1/λ_max`` stays admissible."""
-    return _largest_eigenvalue(K, K.shape[0], dense=lambda: K, exact_below=200, tol=1e-6, inflation=1e-5)
-
-
 class HingeDualOperator:
     """The data of the dual (4.9) as an operator: ``primal(u) -> (w, s)`` with ``w = −Zᵀu`` and the margins
     ``s = Zw = −Qu`` (``s_i = y_i f(x_i)``). Linear: one product with ``Xᵀ`` and one with ``X``; kernel:
     one product with the Gram matrix, ``w`` is not formed (``None``). In both cases
-    ``||w||² = uᵀQu = −u·s`` and ``norm_Q = ||Q||_op``."""
+    ``||w||² = uᵀQu = −u·s`` and ``norm_Q = ||Q||_op`` (kernel: ``λ_max(K)``, Lanczos beyond 200 rows,
+    rounded up so that the step ``1/||Q||_op`` stays admissible)."""
 
     def __init__(self, form):
         self.y = form.y
         self.kernel = form.kernel is not None
         if self.kernel:
-            self.K = form.gram()
-            self.norm_Q = largest_eigenvalue(self.K)
-            self.R = float(np.sqrt(max(np.max(np.diag(self.K)), 0.0)))
+            K = self.K = form.gram()
+            self.norm_Q = largest_eigenvalue(K, K.shape[0], dense=lambda: K, exact_below=200, tol=1e-6,
+                                             inflation=1e-5)
+            self.R = float(np.sqrt(max(np.max(np.diag(K)), 0.0)))
         else:
             self.Z = SignedData(form.X, form.y, sign=+1.0)
             self.norm_Q = spectral_norm_sq(form.X)
@@ -225,14 +220,10 @@ def norm_sq(u, s) -> float:
     return max(-float(u @ s), 0.0)
 
 
-def hinge_dual_prox(p, step: float, inv_lam: float):
-    """``prox`` of ``(γ/λ)𝓛*(λ·)`` (4.15): shift by ``−γ`` and clip to the box ``[−1/λ, 0]``."""
-    return np.clip(p - step, -inv_lam, 0.0)
-
-
 def hinge_dual_step(u, s, step: float, inv_lam: float):
-    """Forward–backward step (4.1)–(4.2): ``u ← P_{[−1/λ,0]^n}(u − γ(Qu + 1))`` with ``Qu = −s``."""
-    return hinge_dual_prox(u + step * s, step, inv_lam)
+    """Forward–backward step (4.1)–(4.2): ``u ← P_{[−1/λ,0]^n}(u − γ(Qu + 1))`` with ``Qu = −s``; the backward
+    part is the prox (4.15) of ``(γ/λ)𝓛*(λ·)``, a shift by ``−γ`` and a clip to the box ``[−1/λ, 0]``."""
+    return np.clip(u + step * s - step, -inv_lam, 0.0)
 
 
 @dataclass
@@ -246,48 +237,38 @@ class HingeDualState:
     s_prev: np.ndarray | None = None
 
 
-class HingeDualSteps:
-    """Shared by the plans of this file: the operator, the step size ``γ`` and the warm start ``u_0``."""
+STEP = [None, POSITIVE]   # the step γ of (4.1); default 1/||Q||_op
 
-    def setup(self, form, step):
-        self.op = HingeDualOperator(form)
+
+class HingeDualSteps:
+    """Shared by the plans of this file: the operator, the step ``gamma`` (the config's ``step``, at most
+    ``1/||Q||_op``, AP Lemma 5.3) and the warm start ``u_0``."""
+
+    def setup(self):
+        super().setup()
+        self.op = HingeDualOperator(self.form)
         limit = 1.0 / self.op.norm_Q if self.op.norm_Q > 0 else 1.0
-        if step is None:
-            self.gamma = limit
-        else:
-            self.gamma = check_positive(step, "step")
-            if self.gamma > limit * (1 + 1e-3):
-                raise ProblemError(f"step must be <= 1/||Q||_op = {limit:.6g} (AP Lemma 5.3); got {step!r}")
+        step = self.config.step   # ``self.step`` is the hook
+        if step is not None and step > limit * (1 + 1e-3):
+            raise ProblemError(f"{self.method}: step must be <= 1/||Q||_op = {limit:.6g} (AP Lemma 5.3); "
+                               f"got {step!r}")
+        self.gamma = limit if step is None else float(step)
 
     def start_u(self, warm_start, inv_lam0: float):
         """``u_0 = 0``, or a warm start: a previous result (its ``dual['u']``, or ``dual['a']`` of the
         reference) or a vector ``u`` of length n; it is clipped to the first box ``[−1/λ(0), 0]^n``."""
         n = self.op.y.shape[0]
-        if warm_start is None:
-            return np.zeros(n)
         dual = getattr(warm_start, "dual", None)
-        if isinstance(dual, dict) and "u" in dual:
-            u = np.array(dual["u"], dtype=float)
+        if dual is None:
+            u = parse_warm_start(warm_start, n, attr="u")
+        elif isinstance(dual, dict) and "u" in dual:
+            u = parse_warm_start(dual["u"], n, attr="u")
         elif isinstance(dual, dict) and "a" in dual:
-            u = -np.array(dual["a"], dtype=float)
-        elif dual is not None:
-            raise ProblemError("warm_start: this result carries no dual iterate u (run a dual method first)")
+            a = parse_warm_start(dual["a"], n, attr="a")
+            u = None if a is None else -a
         else:
-            try:
-                u = np.array(warm_start, dtype=float).ravel()
-            except (TypeError, ValueError):
-                raise ProblemError(f"warm_start must be a previous result or a dual vector u; got {warm_start!r}") \
-                    from None
-        if u.shape != (n,) or not np.all(np.isfinite(u)):
-            raise ProblemError(f"warm_start must be a finite dual vector u of length {n}; got shape {u.shape}")
-        return np.clip(u, -inv_lam0, 0.0)
-
-
-def supports_hinge_dual(problem):
-    if getattr(problem, "bias", False):
-        return False, ("the dual of AP (4.9) has no constraint yᵀa = 0: bias=False only "
-                       "(use 'homotopic' for a post-hoc bias, or 'cvxpy')")
-    return True, ""
+            raise ProblemError("warm_start: this result carries no dual iterate u (run a dual method first)")
+        return np.zeros(n) if u is None else np.clip(u, -inv_lam0, 0.0)
 
 
 # Algorithm 1 -----------------------------------------------------------------------------------------
@@ -302,9 +283,9 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
     ``D_t(u_t) = ½||w_t||² + 1ᵀu_t``.
 
     Parameters: ``schedule`` (a name of :data:`NAMED_SCHEDULES`, a :class:`Schedule`, or a callable
-    ``t -> λ_t``; default ``"inverse"``, ``λ0/(t+1)``), ``lambda0`` (for a named schedule; default 1,
-    our choice: the paper uses 4 on its toy set and 8, 0.01–100 on the kernel set), ``step`` (the paper's
-    ``γ``, default ``1/||Q||_op``).
+    ``t -> λ_t``; default ``"inverse"``, ``λ0/(t+1)``; ``plan.schedule`` is the resolved :class:`Schedule`),
+    ``lambda0`` (for a named schedule; default 1, our choice: the paper uses 4 on its toy set and 8, 0.01–100 on
+    the kernel set), ``step`` (the paper's ``γ``, default ``1/||Q||_op``; the value used is ``plan.gamma``).
 
     Certificate (stop rule of :class:`MarginPlan`): ``a = −u >= 0`` gives ``γ̄ <= ||Σ a_i y_i x_i||/Σ a_i``,
     which equals ``γ*`` at a dual solution (``1ᵀa* = ||w*||²``).
@@ -313,13 +294,24 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
     name = "diagonal"
     default_max_iter = 10000
 
-    def __init__(self, form, schedule="inverse", lambda0=None, step=None):
-        super().__init__(form)
-        self.setup(form, step)
-        self.R = self.op.R if self.op.R > 0 else 1.0
-        self.schedule = make_schedule(schedule, lambda0)
+    @dataclass(frozen=True)
+    class Config:
+        schedule: object = "inverse"    # λ_t (A.2.4): a name, a Schedule or a callable t -> λ_t
+        lambda0: float | None = None    # λ0 of a named schedule (default 1)
+        step: float | None = None       # γ of (4.1) (default 1/||Q||_op)
+        constraints: ClassVar[dict] = {"schedule": SCHEDULES, "lambda0": [None, POSITIVE], "step": STEP}
 
-    def init(self, rng, warm_start, budget=None):
+        def __post_init__(self):   # ``schedule`` reads as the resolved Schedule (``plan.schedule.lam(t)``)
+            object.__setattr__(self, "schedule", resolve_schedule(self.schedule, self.lambda0))
+
+        def validate(self, method):
+            check_non_increasing(self.schedule, method)
+
+    def setup(self):
+        super().setup()
+        self.R = self.op.R if self.op.R > 0 else 1.0
+
+    def init(self, rng, warm_start, budget):
         u = self.start_u(warm_start, self.schedule.inv_lam(0))
         w, s = self.op.primal(u)
         return HingeDualState(t=0, u=u, s=s, w=w, dual_bound=self.certify(np.inf, u, s))
@@ -362,8 +354,9 @@ class InertialDiagonalDescent(DiagonalDescent):
 
         z_t = u_t + t/(t+α) (u_t − u_{t−1}),  u_{t+1} = P_{[−1/λ_t,0]^n}(z_t − γ(Q z_t + 1))    (4.4)–(4.6)
 
-    with ``u_0 = u_1`` (the paper's first update is ``t = 1``; update ``t`` here is its ``t + 1``). ``Qz`` is
-    read off the stored margins, ``Qz = −(s_t + β(s_t − s_{t−1}))``, so a step costs as much as in Algorithm 1.
+    with ``u_0 = u_1`` (the paper's first update is ``t = 1``; update ``t`` here is its ``t + 1``) and
+    ``w_{t+1} = −Zᵀu_{t+1}`` (4.7). ``Qz`` is read off the stored margins, ``Qz = −(s_t + β(s_t − s_{t−1}))``,
+    so a step costs as much as in Algorithm 1.
     ``D_t(u_t)`` is not monotone; the Lyapunov energy ``E_t = k_t² r_t + ||ν(u_{t−1} − u*) + k_t(u_t −
     u_{t−1})||²/(2γ)`` with ``k_t = t + α − 1``, ``ν = α − 1`` is (A.63). The paper's constant ``C̃²`` of
     Thm 5.2 is ``E_0``, which its own indexing does not define (A.5.7); the bound starts from ``E_1``.
@@ -374,14 +367,18 @@ class InertialDiagonalDescent(DiagonalDescent):
 
     name = "diagonal-inertial"
 
-    def __init__(self, form, schedule="inverse", lambda0=None, step=None, alpha=10.0):
-        super().__init__(form, schedule=schedule, lambda0=lambda0, step=step)
-        self.alpha = check_positive(alpha, "alpha")
-        if self.alpha < 3:
-            warnings.warn(f"alpha = {self.alpha:g} < 3: Theorem 5.2 of Apidopoulos et al. (the O(1/t) rate) does "
-                          f"not cover it", UserWarning, stacklevel=2)
+    @dataclass(frozen=True)
+    class Config(DiagonalDescent.Config):
+        alpha: float = 10.0             # α of the extrapolation t/(t+α) (4.4); Thm 5.2 needs α >= 3
+        constraints: ClassVar[dict] = {**DiagonalDescent.Config.constraints, "alpha": [POSITIVE]}
 
-    def init(self, rng, warm_start, budget=None):
+        def validate(self, method):
+            super().validate(method)
+            if self.alpha < 3:
+                warnings.warn(f"alpha = {self.alpha:g} < 3: Theorem 5.2 of {AP} (the O(1/t) rate) does not "
+                              f"cover it", UserWarning, stacklevel=2)
+
+    def init(self, rng, warm_start, budget):
         st = super().init(rng, warm_start, budget)
         st.u_prev, st.s_prev = st.u, st.s
         return st
@@ -410,12 +407,16 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
     default_tol = 1e-6
     log_columns = ("objective", "dual_objective", "duality_gap")
 
-    def __init__(self, form, step=None):
-        super().__init__(form)
-        self.setup(form, step)
-        self.C = form.C
+    @dataclass(frozen=True)
+    class Config:
+        step: float | None = None       # γ of (4.1) (default 1/||Q||_op)
+        constraints: ClassVar[dict] = {"step": STEP}
 
-    def init(self, rng, warm_start, budget=None):
+    def setup(self):
+        super().setup()
+        self.C = self.form.C
+
+    def init(self, rng, warm_start, budget):
         u = self.start_u(warm_start, self.C)
         w, s = self.op.primal(u)
         return HingeDualState(t=0, u=u, s=s, w=w)
@@ -435,7 +436,7 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
         primal, dual = self.values(st)
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual}
 
-    def stop(self, st, budget=None):
+    def stop(self, st, budget):
         primal, dual = self.values(st)
         return "optimal" if primal - dual <= budget.tol * max(1.0, abs(primal)) else None
 

@@ -47,22 +47,18 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from ...core.validation import ProblemError, check_positive
 from ...core.linalg import SignedData
-
+from ...core.params import Interval, Options
 from ...core.solution import Solution
+from ...core.validation import ProblemError
 from ..common.margin import MarginPlan
 
-MNW = "Molitor, Needell & Ward (2021)"
-
-
-def supports_linear(problem):
-    if getattr(problem, "kernel", None) is not None:
-        return False, "the homotopic subgradient method works on the primal w (no kernel; use 'diagonal')"
-    return True, ""
+POSITIVE = Interval(float, 0, None, closed="neither")
+ABOVE_ONE = Interval(float, 1, None, closed="neither")
 
 
 @dataclass
@@ -95,6 +91,7 @@ class HomotopyState:
     acc: Point | None         # sum of v_0..v_{j-1} ("average") or the best of them ("best")
     acc_value: float          # f_{λ_k} at the best iterate ("best")
     dual_bound: float         # certified upper bound on the max margin
+    certified: bool = True    # False after a warm start w0 (not of the form Zᵀa): no bound then
 
 
 class HomotopicSubgradient(MarginPlan):
@@ -111,7 +108,8 @@ class HomotopicSubgradient(MarginPlan):
     ``step_decay`` (b), ``stage_growth`` (c), ``delta`` (δ), ``T0``, ``eta0``, ``hinge`` (``"mean"`` or
     ``"sum"``), ``output`` (``"average"`` or ``"best"``). ``η0 λ0 > 1`` is rejected (Lemma 2.2); ``b <= a``
     (the noise term ``η_k/λ_k`` does not decay) and ``c < ab`` (``λ_kη_kT_k`` does not grow) run with a
-    ``UserWarning``.
+    ``UserWarning``. The values in use, defaults filled in, are ``plan.a``, ``plan.b``, ``plan.c``,
+    ``plan.first_step`` (η0) and ``plan.first_length`` (T0).
     """
 
     name = "homotopic"
@@ -119,62 +117,75 @@ class HomotopicSubgradient(MarginPlan):
     default_tol = 1e-3
     log_columns = ("margin", "dual_bound", "stage", "lam")
 
-    def __init__(self, form, lambda0=1.0, lambda_decay=2.0, step_decay=None, stage_growth=None, delta=2.0,
-                 T0=None, eta0=None, hinge="mean", output="average"):
-        super().__init__(form)
+    @dataclass(frozen=True)
+    class Config:
+        lambda0: float = 1.0                # λ_0 of the first stage
+        lambda_decay: float = 2.0           # a of λ_k = λ0/a^k [RECON]
+        step_decay: float | None = None     # b of η_k = η0/b^k [RECON]; default a³
+        stage_growth: float | None = None   # c of T_k = ⌈T0 c^k⌉ [RECON]; default a^{4+δ}
+        delta: float = 2.0                  # δ of the default c = a^{4+δ} (Lemma 4.3)
+        T0: int | None = None               # first stage length; default ⌈1/(λ0η0)⌉
+        eta0: float | None = None           # first step; default min(1/λ0, 1/L), L = 2H (eq. 7)
+        hinge: str = "mean"                 # σ = 1/n ("mean") or 1 ("sum") in h(w) of eq. (2)
+        output: str = "average"             # stage output: the average of Algorithm 1 or the best iterate (§6.4)
+        constraints: ClassVar[dict] = {
+            "lambda0": [POSITIVE], "lambda_decay": [ABOVE_ONE],        # λ_k and η_k decrease to 0
+            "step_decay": [None, ABOVE_ONE], "stage_growth": [None, Interval(float, 1, None)],  # no shrinking
+            "delta": [Interval(float, 0, None)], "T0": [None, Interval(int, 1, None)], "eta0": [None, POSITIVE],
+            "hinge": [Options("mean", "sum")], "output": [Options("average", "best")]}
+
+        def decays(self) -> tuple[float, float, float]:
+            """``(a, b, c)`` with the defaults ``b = a³``, ``c = a^{4+δ}`` filled in."""
+            a = float(self.lambda_decay)
+            b = a ** 3 if self.step_decay is None else float(self.step_decay)
+            c = a ** (4 + float(self.delta)) if self.stage_growth is None else float(self.stage_growth)
+            return a, b, c
+
+        def validate(self, method):
+            if self.eta0 is not None and self.eta0 * self.lambda0 > 1.0 + 1e-12:
+                raise ProblemError(f"{method}: eta0 * lambda0 must be <= 1 (bounded iterates, Lemma 2.2); got "
+                                   f"{self.eta0:g} * {self.lambda0:g}")
+            a, b, c = self.decays()
+            if b <= a:
+                warnings.warn(f"step_decay = {b:g} <= lambda_decay = {a:g}: the noise term η_k L²/λ_k of "
+                              f"Lemma 4.1 does not decay [RECON]", UserWarning, stacklevel=2)
+            if c < a * b:
+                warnings.warn(f"stage_growth = {c:g} < lambda_decay * step_decay = {a * b:g}: λ_kη_kT_k "
+                              f"does not grow, the contraction of Lemma 4.3 fails [RECON]", UserWarning, stacklevel=2)
+
+    def setup(self):
+        super().setup()   # MarginPlan: R (for the infeasibility test), n, d
+        form = self.form
         self.Z = SignedData(form.X, form.y, sign=+1.0)   # rows y_i x_i (MNW's convention), unscaled
         self.X, self.y, self.bias = form.X, form.y, bool(form.bias)
         self.pos = form.y > 0
-        if hinge not in ("mean", "sum"):
-            raise ProblemError(f"hinge must be 'mean' or 'sum'; got {hinge!r}")
-        if output not in ("average", "best"):
-            raise ProblemError(f"output must be 'average' or 'best'; got {output!r}")
-        if T0 is not None and (isinstance(T0, bool) or not isinstance(T0, (int, np.integer)) or T0 < 1):
-            raise ProblemError(f"T0 must be a positive int; got {T0!r}")
-        self.lambda0 = check_positive(lambda0, "lambda0")
-        self.a = check_positive(lambda_decay, "lambda_decay")
-        self.delta = check_positive(delta, "delta", strict=False)
-        self.b = self.a ** 3 if step_decay is None else check_positive(step_decay, "step_decay")
-        self.c = self.a ** (4 + self.delta) if stage_growth is None else check_positive(stage_growth, "stage_growth")
-        for name, val in (("lambda_decay", self.a), ("step_decay", self.b)):
-            if val <= 1:
-                raise ProblemError(f"{name} must be > 1 (λ_k and η_k decrease to 0); got {val:g}")
-        if self.c < 1:
-            raise ProblemError(f"stage_growth must be >= 1 (stages do not shrink); got {self.c:g}")
-        self.sigma = 1.0 / self.n if hinge == "mean" else 1.0
+        self.a, self.b, self.c = self.config.decays()
+        self.sigma = 1.0 / self.n if self.hinge == "mean" else 1.0
         self.H = self.sigma * float(form.row_norms().sum())
         self.L = 2.0 * self.H
-        self.eta0 = min(1.0 / self.lambda0, 1.0 / self.L) if eta0 is None else check_positive(eta0, "eta0")
-        if self.eta0 * self.lambda0 > 1.0 + 1e-12:
-            raise ProblemError(f"eta0 * lambda0 must be <= 1 (bounded iterates, Lemma 2.2); got "
-                               f"{self.eta0:g} * {self.lambda0:g}")
-        if self.b <= self.a:
-            warnings.warn(f"step_decay = {self.b:g} <= lambda_decay = {self.a:g}: the noise term η_k L²/λ_k of "
-                          f"Lemma 4.1 does not decay [RECON]", UserWarning, stacklevel=2)
-        if self.c < self.a * self.b:
-            warnings.warn(f"stage_growth = {self.c:g} < lambda_decay * step_decay = {self.a * self.b:g}: λ_kη_kT_k "
-                          f"does not grow, the contraction of Lemma 4.3 fails [RECON]", UserWarning, stacklevel=2)
-        self.T0 = math.ceil(1.0 / (self.eta0 * self.lambda0)) if T0 is None else int(T0)
-        self.output = output
+        # η_0 and T_0 with their defaults filled in (the config fields eta0, T0 keep what the user passed)
+        self.first_step = min(1.0 / self.lambda0, 1.0 / self.L) if self.eta0 is None else float(self.eta0)
+        self.first_length = (math.ceil(1.0 / (self.first_step * self.lambda0)) if self.T0 is None
+                             else int(self.T0))
 
     # schedules [RECON] -----------------------------------------------------------------------------------
     def lam(self, k: int) -> float:
         return self.lambda0 * self.a ** (-k)
 
     def eta(self, k: int) -> float:
-        return self.eta0 * self.b ** (-k)
+        return self.first_step * self.b ** (-k)
 
     def stage_length(self, k: int) -> int:
-        return int(math.ceil(self.T0 * self.c ** k))
+        return int(math.ceil(self.first_length * self.c ** k))
 
     # hooks ------------------------------------------------------------------------------------------------
-    def init(self, rng, warm_start, budget=None):
+    def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
-        self.certified = warm_start is None
         b = float(getattr(warm_start, "b", 0.0) or 0.0) if self.bias else 0.0
         v = Point(w=w, s=self.Z.matvec(w), a=np.zeros(self.n), b=b,
                   w_pos=np.zeros(self.d) if self.bias else None)
-        return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf)
+        return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf,
+                             certified=warm_start is None)
 
     def step(self, st):
         lam, eta, v = self.lam(st.k), self.eta(st.k), st.v
@@ -191,10 +202,10 @@ class HomotopicSubgradient(MarginPlan):
             start = self.output_point(acc, j)
             new, acc, acc_value, j, k = start, None, np.inf, 0, k + 1
         bound = np.inf
-        if self.certified:  # bounds are scale invariant: the running sum certifies like the average
+        if st.certified:  # bounds are scale invariant: the running sum certifies like the average
             bound = min(st.dual_bound, self.bound(new), np.inf if acc is None else self.bound(acc))
         return HomotopyState(t=st.t + 1, k=k, j=j, v=new, start=start, acc=acc, acc_value=acc_value,
-                             dual_bound=bound)
+                             dual_bound=bound, certified=st.certified)
 
     def accumulate(self, st, lam):
         """Add ``v_j`` to the running sum, or keep it if it is the best so far (strictly smaller ``f_λ``)."""
