@@ -29,6 +29,49 @@ def _freeze(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def read_only(value):
+    """``value`` with every NumPy array in it (also inside dicts, lists, tuples and sparse matrices) made read-only,
+    for what a problem caches or a cached result shares."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif sp.issparse(value):
+        for name in ("data", "indices", "indptr", "row", "col"):
+            arr = getattr(value, name, None)
+            if isinstance(arr, np.ndarray):
+                arr.setflags(write=False)
+    elif isinstance(value, dict):
+        for v in value.values():
+            read_only(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            read_only(v)
+    return value
+
+
+def _check_sparse_structure(X, name: str):
+    """A sparse matrix's index arrays in full (range, monotone pointers, dtype): a corrupt CSR/CSC would otherwise
+    reach compiled code (a process abort in a solver). COO and the others are checked by their own conversion."""
+    try:
+        if X.format in ("csr", "csc", "bsr"):
+            X.check_format(full_check=True)
+        elif X.format == "coo":
+            r, c = np.asarray(X.row), np.asarray(X.col)
+            if r.size and (r.min() < 0 or r.max() >= X.shape[0] or c.min() < 0 or c.max() >= X.shape[1]):
+                raise ValueError("row or column index out of range")
+    except (ValueError, TypeError, IndexError, OverflowError) as exc:
+        raise ProblemError(f"{name} is a corrupt sparse matrix: {exc}") from None
+    if X.dtype.kind not in "biuf":
+        raise ProblemError(f"{name} must hold real numbers; got dtype {X.dtype}")
+
+
+def _check_dtype(A, name: str):
+    kind = np.asarray(A).dtype.kind if not isinstance(A, np.ndarray) else A.dtype.kind
+    if kind == "c":
+        raise ProblemError(f"{name} must be real; got complex values")
+    if kind in "SUMmV":
+        raise ProblemError(f"{name} must be numeric; got dtype {np.asarray(A).dtype}")
+
+
 def check_matrix(X, name: str = "X", allow_sparse: bool = True):
     """Return a read-only float64 copy of a 2-D array or a CSR copy of a sparse matrix."""
     if X is None:
@@ -38,7 +81,13 @@ def check_matrix(X, name: str = "X", allow_sparse: bool = True):
     if sp.issparse(X):
         if not allow_sparse:
             raise ProblemError(f"{name} must be a dense array here; got a sparse matrix")
-        M = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if len(X.shape) != 2:
+            raise ProblemError(f"{name} must be 2-D; got shape {X.shape}")
+        _check_sparse_structure(X, name)
+        try:
+            M = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise ProblemError(f"{name} must be a numeric sparse matrix; {exc}") from None
         if M.ndim != 2:
             raise ProblemError(f"{name} must be 2-D; got {M.ndim}-D")
         if M.nnz and not np.all(np.isfinite(M.data)):
@@ -49,8 +98,11 @@ def check_matrix(X, name: str = "X", allow_sparse: bool = True):
         _OWNED[id(M)] = M
         return M
     try:
+        _check_dtype(X, name)
         A = np.array(X, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, ProblemError):
+            raise
         raise ProblemError(f"{name} must be a numeric array; {exc}") from None
     if A.ndim != 2:
         raise ProblemError(f"{name} must be 2-D with shape (n, d); got shape {A.shape}")
@@ -71,9 +123,14 @@ def check_samples(X, name: str = "X"):
 
 
 def check_vector(v, name: str, size: int | None = None) -> np.ndarray:
+    if sp.issparse(v):
+        raise ProblemError(f"{name} must be a dense 1-D array; got a sparse matrix")
     try:
+        _check_dtype(v, name)
         a = np.array(v, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, ProblemError):
+            raise
         raise ProblemError(f"{name} must be numeric; {exc}") from None
     if a.ndim != 1:
         raise ProblemError(f"{name} must be 1-D; got shape {a.shape}")
@@ -91,14 +148,30 @@ def check_labels(y, n: int, name: str = "y"):
     """
     if y is None:
         raise ProblemError(f"{name} is required; got None")
-    ya = np.asarray(y)
+    if sp.issparse(y):
+        raise ProblemError(f"{name} must be a dense 1-D array of labels; got a sparse matrix")
+    try:
+        ya = np.asarray(y)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"{name} must be a 1-D array of labels; {exc}") from None
+    if ya.dtype.kind == "c":
+        raise ProblemError(f"{name} must hold real labels; got complex values")
     if ya.ndim != 1:
         raise ProblemError(f"{name} must be 1-D with shape (n,); got shape {ya.shape}")
     if ya.shape[0] != n:
         raise ProblemError(f"{name} has {ya.shape[0]} entries but X has {n} rows")
     if ya.dtype.kind in "fc" and not np.all(np.isfinite(ya)):
         raise ProblemError(f"{name} contains NaN or inf")
-    classes = np.unique(ya)
+    if ya.dtype.kind == "O":
+        kinds = {type(v) for v in ya.tolist()}
+        if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
+            raise ProblemError(f"{name} mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
+        if any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in ya.tolist()):
+            raise ProblemError(f"{name} contains None, NaN or inf")
+    try:
+        classes = np.unique(ya)
+    except TypeError as exc:
+        raise ProblemError(f"{name} has labels that cannot be compared: {exc}") from None
     if classes.size < 2:
         raise ProblemError(f"{name} has a single class ({classes[0]!r}); two classes are required")
     if classes.size > 2:

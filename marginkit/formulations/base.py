@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ..core.kernels import check_psd_gram, gram
 from ..core.linalg import row_norms
-from ..core.validation import check_kernel, check_labels, check_real_targets, check_samples
+from ..core.validation import check_kernel, check_labels, check_real_targets, check_samples, read_only
 
 
 class Problem:
@@ -36,6 +36,11 @@ class Problem:
             raise AttributeError(f"{type(self).__name__} is immutable; build a new problem instead")
         object.__setattr__(self, key, value)
 
+    def __setstate__(self, state):
+        """Unpickling restores the read-only flags of the data and of every cached array (pickle drops them)."""
+        self.__dict__.update(state)
+        read_only(state)
+
     # public API -------------------------------------------------------------------------------
     def solve(self, method: str = "cvxpy", **options):
         """Solve with ``method`` (see :func:`marginkit.methods`); returns a :class:`~marginkit.Result`."""
@@ -53,14 +58,17 @@ class Problem:
         key = ("reference", solver)
         if key not in self._cache:
             from ..engine.solve import reference
-            self._cache[key] = reference(self, solver=solver)
+            res = reference(self, solver=solver)
+            for name in ("w", "dual_coef", "dual", "certificate", "info"):   # shared by every caller: read-only
+                read_only(getattr(res, name, None))
+            self._cache[key] = res
         return self._cache[key]
 
     def constants(self) -> dict:
         """Data-dependent constants used by the papers' bounds, computed through CVXPY."""
         if "constants" not in self._cache:
             from ..engine.solve import constants
-            self._cache["constants"] = constants(self)
+            self._cache["constants"] = read_only(constants(self))
         return dict(self._cache["constants"])
 
     def cached_reference(self):
@@ -130,13 +138,13 @@ class _LabelledData(Problem):
 
     def row_norms(self) -> np.ndarray:
         if "row_norms" not in self._cache:
-            self._cache["row_norms"] = row_norms(self.X)
+            self._cache["row_norms"] = read_only(row_norms(self.X))
         return self._cache["row_norms"]
 
     def gram(self) -> np.ndarray:
         """Kernel Gram matrix on the training data (cached)."""
         if "gram" not in self._cache:
-            self._cache["gram"] = gram(getattr(self, "kernel", None), getattr(self, "gamma", None), self.X)
+            self._cache["gram"] = read_only(gram(getattr(self, "kernel", None), getattr(self, "gamma", None), self.X))
         return self._cache["gram"]
 
     def scores(self, w, b=0.0) -> np.ndarray:
