@@ -7,6 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .kernels import gram
+from .validation import ProblemError, check_matrix
 
 STATUSES = ("optimal", "optimal_inaccurate", "infeasible", "unbounded", "user_limit", "solver_error")
 
@@ -100,14 +101,20 @@ class Result:
             raise ValueError(f"unknown status {self.status!r}")
 
     def decision_function(self, X) -> np.ndarray:
+        """``f(x) = xᵀw + b`` (or the kernel expansion) on the rows of ``X``; ``ProblemError`` naming ``X`` for a
+        wrong width or non-finite data, and when the result holds no classifier."""
         if self._decision is not None:
             return self._decision(X)
+        if self.w is None and self._kernel_data is None:
+            raise ProblemError(f"no classifier to evaluate: status {self.status}")
+        d = self._kernel_data[0].shape[1] if self._kernel_data is not None else np.shape(self.w)[0]
+        Xc = check_matrix(X, "X")
+        if Xc.shape[1] != d:
+            raise ProblemError(f"X has {Xc.shape[1]} columns but the classifier was fitted on {d}")
         if self._kernel_data is not None:
             Xtrain, kernel, gamma = self._kernel_data
-            return gram(kernel, gamma, X, Xtrain) @ self.dual_coef + self.b
-        if self.w is None:
-            raise ValueError(f"no classifier: status {self.status}")
-        return np.asarray(X @ self.w).ravel() + self.b
+            return gram(kernel, gamma, Xc, Xtrain) @ self.dual_coef + self.b
+        return np.asarray(Xc @ self.w).ravel() + self.b
 
     def predict(self, X) -> np.ndarray:
         f = self.decision_function(X)

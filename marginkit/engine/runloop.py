@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core.params import Boolean, Interval, IsCallable, check_value
 from ..core.result import Trace
 from ..core.solution import Solution  # noqa: F401  (re-exported for plans)
 from ..core.validation import ProblemError
@@ -67,15 +68,30 @@ def record_schedule(kind, max_iter: int):
     raise ProblemError(f"trace must be 'geometric', a positive int or None; got {kind!r}")
 
 
-def _check_run_options(max_iter, tol, time_limit, callback):
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ProblemError(f"max_iter must be a non-negative int; got {max_iter!r}")
-    if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not tol >= 0:
-        raise ProblemError(f"tol must be a non-negative number; got {tol!r}")
-    if time_limit is not None and (not isinstance(time_limit, (int, float)) or time_limit <= 0):
-        raise ProblemError(f"time_limit must be a positive number of seconds; got {time_limit!r}")
-    if callback is not None and not callable(callback):
-        raise ProblemError(f"callback must be callable(state) -> bool; got {callback!r}")
+# the run options, declared like a plan's parameters (one message format, NumPy scalars accepted)
+RUN_CONSTRAINTS = {
+    "max_iter": [Interval(int, 0, None)],
+    "tol": [Interval(float, 0, None)],
+    "time_limit": [None, Interval(float, 0, None, closed="neither")],
+    "callback": [None, IsCallable()],
+    "verbose": [Boolean(), Interval(int, 0, None)],
+    "check_every": [Interval(int, 1, None)],
+}
+
+
+def _check_run_options(options: dict):
+    for name, kinds in RUN_CONSTRAINTS.items():
+        if name in options:
+            check_value("run", name, options[name], kinds)
+
+
+def make_rng(seed):
+    """``numpy.random.default_rng(seed)``; what it rejects (a negative or fractional seed, a string) is a
+    ``ProblemError`` naming ``seed``."""
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"seed must be None, a non-negative int, a SeedSequence or a Generator; got {seed!r} ({exc})") from None
 
 
 class _Log:
@@ -105,11 +121,12 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     """
     max_iter = plan.default_max_iter if max_iter is None else max_iter
     tol = plan.default_tol if tol is None else tol
-    _check_run_options(max_iter, tol, time_limit, callback)
+    _check_run_options(dict(max_iter=max_iter, tol=tol, time_limit=time_limit, callback=callback, verbose=verbose,
+                            check_every=check_every))
     budget = Budget(int(max_iter), float(tol), time_limit)
     if not plan.__dict__.get("_frozen", False):   # TEMPORARY: plans not yet frozen read the budget from self
         plan.tol, plan.max_iter = budget.tol, budget.max_iter
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)
     due = record_schedule(trace, max_iter)
     tr = Trace()
     log = _Log(plan.name, plan.log_columns) if verbose else None
@@ -118,7 +135,10 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     start = _time.perf_counter()
     paused = 0.0  # time spent recording is excluded from the reported time
     state = plan.init(rng, warm_start, budget)
-    status, t = None, 0
+    status, t, message = None, 0, None
+    if not plan.finite(state):
+        return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=tr,
+                        info={"message": "the starting point is not finite (check warm_start)"})
     while True:
         now = _time.perf_counter()
         rec = due(t)
@@ -143,7 +163,13 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
         if callback is not None and callback(state):
             status = "user_limit"
             break
-        state = plan.step(state)
+        nxt = plan.step(state)
+        if not plan.finite(nxt):   # the guard: never a non-finite iterate under any status
+            status = "solver_error"
+            message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the data, "
+                       f"or an overflow; the last finite iterate (iteration {t}) is returned")
+            break
+        state = nxt
         t += 1
     elapsed = _time.perf_counter() - start - paused
     if len(tr) == 0 or tr["iteration"][-1] != t:
@@ -153,6 +179,8 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
         log.end(status, t, elapsed)
     sol = plan.solution(state, status)
     sol.iterations, sol.time, sol.trace = t, elapsed, tr
+    if message is not None:
+        sol.info = {**sol.info, "message": message}
     return sol
 
 
@@ -243,6 +271,12 @@ class IterationPlan:
         """The iterate kept with each trace record (for gap metrics computed after the run)."""
         return None
 
+    def finite(self, state) -> bool:
+        """Whether the state's iterate is finite (the run loop's guard, checked after every step); by default the
+        snapshot is checked. A plan whose iterate lives elsewhere overrides it."""
+        v = self.snapshot(state)
+        return v is None or bool(np.all(np.isfinite(v)))
+
     def solution(self, state, status) -> Solution:
         raise NotImplementedError
 
@@ -250,8 +284,9 @@ class IterationPlan:
     def iterate(self, n_steps: int, seed=None, warm_start=None, tol=None):
         """Yield ``n_steps + 1`` states, starting with the initial one (for stepping in a notebook). The states are
         the ones ``run(seed=seed, max_iter=n_steps)`` goes through."""
+        check_value("iterate", "n_steps", n_steps, [Interval(int, 0, None)])
         budget = Budget(int(n_steps), float(self.default_tol if tol is None else tol))
-        state = self.init(np.random.default_rng(seed), warm_start, budget)
+        state = self.init(make_rng(seed), warm_start, budget)
         yield state
         for _ in range(n_steps):
             state = self.step(state)

@@ -168,6 +168,9 @@ class _LabelledData(Problem):
         """A linear (or kernel) classifier's fields: ``w`` (or ``dual_coef``), ``b``, the normalised margin on the
         training data, and ``value`` from :meth:`_value_fields` of the class."""
         coef = sol.dual_coef if getattr(self, "kernel", None) is not None else None
+        if sol.w is None and coef is None:   # no usable point (a solver error): nothing to report but the status
+            return {"classes_": self.classes_, "w": None, "b": np.nan, "dual_coef": None, "margin": np.nan,
+                    "value": np.nan}
         w, b = (None if coef is not None else np.asarray(sol.w, float)), float(sol.b)
         f, nw = self.train_scores(w=w, coef=coef, b=b)
         y = self.y if self.is_classification else None
