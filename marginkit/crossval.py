@@ -86,6 +86,12 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
     available = _methods(problem)
     if methods is None:
         methods = [m for m in available if m != "cvxpy"]
+    elif isinstance(methods, str):
+        methods = [methods]          # one method name, not its characters
+    elif not isinstance(methods, (list, tuple)) or not all(isinstance(m, str) for m in methods):
+        raise ProblemError(f"methods must be None, a method name or a list of names; got {methods!r}")
+    if method_options is not None and not isinstance(method_options, dict):
+        raise ProblemError(f"method_options must be a dict of method -> options; got {method_options!r}")
     for m in methods:
         if m not in available:
             raise ProblemError(f"method {m!r} does not apply to {problem!r}; available: {', '.join(available)}")

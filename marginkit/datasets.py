@@ -55,7 +55,16 @@ def mnist_pair(a: int, b: int, per_class: int | None = None, scale: str = "max-n
     ``scale="max-norm"`` divides by the largest row norm (JST's choice, keeps the geometry);
     ``"unit"`` normalises each row. With ``test_fraction > 0`` returns ``(X, y, X_test, y_test)``.
     """
+    if scale not in ("max-norm", "unit"):
+        raise ProblemError(f"scale must be 'max-norm' or 'unit'; got {scale!r}")
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float)) or not 0 <= test_fraction < 1:
+        raise ProblemError(f"test_fraction must be a number in [0, 1); got {test_fraction!r}")
     X, lab = load_mnist()
+    if a == b or a not in set(lab.tolist()) or b not in set(lab.tolist()):
+        raise ProblemError(f"a and b must be two different digits 0-9; got {a!r}, {b!r}")
+    if per_class is not None and (isinstance(per_class, bool) or not isinstance(per_class, (int, np.integer))
+                                  or per_class < 1):
+        raise ProblemError(f"per_class must be None or a positive int; got {per_class!r}")
     idx = np.flatnonzero((lab == a) | (lab == b))
     if per_class is not None:
         ia = np.flatnonzero(lab == a)[:per_class]
@@ -160,11 +169,13 @@ def load_libsvm(path, n_features: int | None = None):
     """Read a LIBSVM/svmlight file (``label index:value ...``) with ``sklearn.datasets.load_svmlight_file``:
     ``(X as CSR float64, y)``. ``n_features`` fixes the width (files of a train/test pair may differ)."""
     from sklearn.datasets import load_svmlight_file
-    if not os.path.exists(path):
+    if not isinstance(path, (str, os.PathLike)) or not os.path.exists(path):
         raise ProblemError(f"path {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ProblemError(f"path {path!r} is a directory, not a LIBSVM file")
     try:
         X, y = load_svmlight_file(path, n_features=n_features, dtype=np.float64)
-    except ValueError as exc:
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
         raise ProblemError(f"cannot read LIBSVM file {path!r}: {exc}") from None
     return sp.csr_matrix(X), np.asarray(y)
 

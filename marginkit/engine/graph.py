@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..core.validation import ProblemError
-from ..formulations import FORMS
+from ..formulations import FORMS, Problem
 from .reductions import Chain
 from .registry import METHODS, REDUCTIONS, MethodCard
 
@@ -35,8 +35,15 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
+def _check_problem(problem):
+    if not isinstance(problem, Problem):
+        raise ProblemError(f"problem must be a marginkit problem (MaxMargin, SoftMarginSVM, ...); got "
+                           f"{type(problem).__name__} {problem!r:.60}")
+
+
 def _walk(problem, max_depth: int = 3):
     """Yield a :class:`Chain` for every form reachable from ``problem`` by accepting reductions (BFS)."""
+    _check_problem(problem)
     GRAPH = reduction_graph()
     start = Chain(problem, problem)
     frontier, seen = [start], {problem.form}

@@ -164,7 +164,9 @@ class HomotopicSubgradient(MarginPlan):
         self.H = self.sigma * float(form.row_norms().sum())
         self.L = 2.0 * self.H
         # η_0 and T_0 with their defaults filled in (the config fields eta0, T0 keep what the user passed)
-        self.first_step = min(1.0 / self.lambda0, 1.0 / self.L) if self.eta0 is None else float(self.eta0)
+        # all-zero data (L = 0): any step is admissible, 1/λ0 is the bound of Lemma 2.2
+        self.first_step = ((min(1.0 / self.lambda0, 1.0 / self.L) if self.L > 0 else 1.0 / self.lambda0)
+                           if self.eta0 is None else float(self.eta0))
         self.first_length = (math.ceil(1.0 / (self.first_step * self.lambda0)) if self.T0 is None
                              else int(self.T0))
 
