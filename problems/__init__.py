@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import zipfile
 import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from marginkit.core.validation import ProblemError
 
 INSTANCES: dict = {}
 
@@ -64,23 +67,58 @@ def load(name: str, quick: bool = False):
                        f"and not an existing file")
 
 
+_FILE_OPTIONS = {"C": float, "bias": bool, "p": float, "constraint": str, "gamma": float, "mu": float}
+_FILE_PROBLEMS = ("MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual")
+
+
+def _field(data, path, key):
+    try:
+        return data[key]
+    except KeyError:
+        raise ProblemError(f"instance file {path!r} has no {key!r}") from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ProblemError(f"instance file {path!r}: field {key!r} cannot be read ({exc})") from None
+
+
+def _scalar(data, path, key, kind):
+    value = _field(data, path, key)
+    if value.ndim != 0:
+        raise ProblemError(f"instance file {path!r}: {key} must be a scalar; got shape {value.shape}")
+    value = value.item()
+    if kind is str and not isinstance(value, str):
+        raise ProblemError(f"instance file {path!r}: {key} must be a string; got {value!r}")
+    return value
+
+
 def load_file(path: str):
+    """An instance from an ``.npz`` file: ``X`` (or the CSR parts ``X_data``, ``X_indices``, ``X_indptr``,
+    ``X_shape``), ``y``, optionally ``problem`` (one of :data:`_FILE_PROBLEMS`, default ``MaxMargin``) and the
+    problem's scalar options. Every field is checked with the API's messages; nothing but ``ProblemError`` escapes."""
     import scipy.sparse as sp
     import marginkit
-    from marginkit import ProblemError
+    if os.path.isdir(path):
+        raise ProblemError(f"instance file {path!r} is a directory")
     try:
         data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ProblemError(f"cannot read instance file {path!r}: {exc}") from None
-    if "X" in data:
-        X = data["X"]
-    elif "X_data" in data:
-        X = sp.csr_matrix((data["X_data"], data["X_indices"], data["X_indptr"]), shape=tuple(data["X_shape"]))
+    if not hasattr(data, "files"):
+        raise ProblemError(f"instance file {path!r} is a single array, not an .npz archive of named fields")
+    if "X" in data.files:
+        X = _field(data, path, "X")
+    elif "X_data" in data.files:
+        parts = [_field(data, path, k) for k in ("X_data", "X_indices", "X_indptr", "X_shape")]
+        try:
+            X = sp.csr_matrix(tuple(parts[:3]), shape=tuple(int(v) for v in parts[3]))
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ProblemError(f"instance file {path!r}: the sparse parts of X are inconsistent ({exc})") from None
     else:
-        raise ProblemError(f"instance file {path!r} has no X")
-    kind = str(data["problem"]) if "problem" in data else "MaxMargin"
-    cls = getattr(marginkit, kind, None)
-    if cls is None:
-        raise ProblemError(f"instance file {path!r}: unknown problem {kind!r}")
-    opts = {k: data[k].item() for k in ("C", "bias", "p", "constraint", "gamma", "mu") if k in data}
-    return cls(X, data["y"], **opts)
+        raise ProblemError(f"instance file {path!r} has no X (nor X_data, X_indices, X_indptr, X_shape)")
+    if X.dtype.kind == "O":
+        raise ProblemError(f"instance file {path!r}: X must be numeric")
+    y = _field(data, path, "y")
+    kind = _scalar(data, path, "problem", str) if "problem" in data.files else "MaxMargin"
+    if kind not in _FILE_PROBLEMS:
+        raise ProblemError(f"instance file {path!r}: unknown problem {kind!r}; one of {', '.join(_FILE_PROBLEMS)}")
+    opts = {k: _scalar(data, path, k, t) for k, t in _FILE_OPTIONS.items() if k in data.files}
+    return getattr(marginkit, kind)(X, y, **opts)
