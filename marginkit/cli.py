@@ -3,6 +3,7 @@ library and prints. Bad arguments exit with status 2 and a one-line message, nev
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -72,8 +73,16 @@ def main(argv=None) -> int:
                                                 for k, v in shown.items()))
             return 0
         if args.command == "compare":
+            methods = None
+            if args.methods is not None:
+                methods = [m.strip() for m in args.methods.split(",")]
+                if not all(methods):
+                    raise ProblemError(f"--methods must be a comma-separated list of method names; got {args.methods!r}")
+            if args.plot:   # checked before the run, not after it
+                folder = os.path.dirname(os.path.abspath(args.plot))
+                if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+                    raise ProblemError(f"--plot: cannot write into {folder!r} (no such writable directory)")
             prob = catalog.load(args.name, quick=args.quick)
-            methods = args.methods.split(",") if args.methods else None
             opts = _run_options(args)  # each method's own default budget unless --max-iter is given
             rep = marginkit.cross_validate(prob, methods=methods, **opts)
             print(rep.table())

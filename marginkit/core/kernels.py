@@ -24,7 +24,10 @@ def gram(kernel, gamma, A, B=None) -> np.ndarray:
               - 2.0 * Ad @ Bd.T)
         np.maximum(sq, 0.0, out=sq)
         return np.exp(-gamma * sq)
-    K = np.asarray(kernel(A, B), dtype=np.float64)
+    try:
+        K = np.asarray(kernel(A, B), dtype=np.float64)
+    except Exception as exc:   # the user's callable failed: say so, naming it
+        raise ProblemError(f"kernel callable failed on the data: {type(exc).__name__}: {exc}") from exc
     if K.shape != (A.shape[0], B.shape[0]):
         raise ProblemError(f"kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}")
     return K
