@@ -17,6 +17,14 @@ __all__ = ["ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "
 __version__ = "0.1.0"
 
 
+_LAZY_MODULES = ("datasets", "catalog", "crossval", "estimator", "cli", "core", "engine", "formulations",
+                 "operators", "plans", "reference")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | set(_LAZY_MODULES))
+
+
 def __getattr__(name):
     if name in ("cross_validate", "Report"):
         from . import crossval
@@ -24,7 +32,7 @@ def __getattr__(name):
     if name == "MarginClassifier":  # imported on first use: scikit-learn adds ~1 s to `import marginkit`
         from .estimator import MarginClassifier
         return MarginClassifier
-    if name in ("datasets", "catalog", "crossval", "estimator", "cli"):
+    if name in _LAZY_MODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(name)
