@@ -48,6 +48,24 @@ def _run_options(args):
     return opts
 
 
+def _bench_runner():
+    """``benchmarks.runner`` from the ``benchmarks/`` folder next to the package source (a clone of the
+    repository), or None when there is none (a plain ``pip install`` does not ship the benchmark)."""
+    import importlib
+    from pathlib import Path
+    import marginkit
+    root = Path(marginkit.__file__).resolve().parents[1]
+    folder = root / "benchmarks"
+    if not all((folder / f).is_file() for f in ("__init__.py", "runner.py", "targets.py")):
+        return None
+    if sys.path[:1] != [str(root)]:
+        sys.path.insert(0, str(root))
+    runner = importlib.import_module("benchmarks.runner")
+    if Path(runner.__file__).resolve().parent != folder:
+        return None  # another package called ``benchmarks`` was imported first
+    return runner
+
+
 def main(argv=None) -> int:
     import marginkit
     from marginkit import ProblemError, catalog
@@ -91,7 +109,11 @@ def main(argv=None) -> int:
                 print(f"figure written to {args.plot}")
             return 0
         if args.command == "bench":
-            from marginkit import bench
+            bench = _bench_runner()
+            if bench is None:
+                print("marginkit: error: the benchmark ships with the repository, not with the package: run "
+                      "`marginkit bench` from a clone of marginkit (its benchmarks/ folder)", file=sys.stderr)
+                return 2
             return bench.main(quick=args.quick, output=args.output,
                               only=args.only.split(",") if args.only else None)
     except ProblemError as exc:

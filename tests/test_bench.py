@@ -1,10 +1,15 @@
 """``marginkit bench --quick`` keeps working: every row is reported with the documented fields (no timing
 assertions: the quick sizes are far too small for the targets to mean anything)."""
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
-from marginkit import bench, cli
+from marginkit import cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the benchmark lives in the repository, not the package
+from benchmarks import runner as bench  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +63,11 @@ def test_bench_table_is_markdown_with_one_line_per_row(quick_results):
 def test_bench_only_rejects_an_unknown_row(capsys):
     assert cli.main(["bench", "--quick", "--only", "no-such-row"]) == 2
     assert "unknown bench row" in capsys.readouterr().err
+
+
+def test_bench_without_the_repository_benchmark_folder_exits_2_with_one_line(monkeypatch, capsys):
+    from marginkit import cli
+    monkeypatch.setattr(cli, "_bench_runner", lambda: None)
+    assert cli.main(["bench", "--quick"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ships with the repository" in err[0]

@@ -1,0 +1,36 @@
+"""liblinear as a competitor: scikit-learn's ``LinearSVC`` (liblinear's dual coordinate descent, hinge loss, no
+intercept), timed through ``LinearSVC(...).fit``; its ``tol`` is lowered by decades until it reaches the row's
+relative objective gap."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..measure import Outcome, wall
+
+
+def fit(X, y, tol):
+    """``(seconds, fitted LinearSVC)`` with C = 1, hinge loss, ``fit_intercept=False``."""
+    import warnings
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+    svc = LinearSVC(C=1.0, loss="hinge", fit_intercept=False, dual=True, tol=tol, max_iter=1_000_000, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        t, _ = wall(lambda: svc.fit(X, y))
+    return t, svc
+
+
+def search_tol(X, y, objective, gap_of, gap: float, tols) -> tuple[Outcome, dict]:
+    """The first ``tol`` of ``tols`` whose fit reaches ``gap`` (``gap_of(objective(coef))``): the outcome (its time
+    and accuracy, ``info["tol"]``; no time if none does) and every fit tried."""
+    lib = Outcome(label="liblinear")
+    tried = {}
+    for tol in tols:
+        t, svc = fit(X, y, tol)
+        reached = gap_of(objective(svc.coef_.ravel()))
+        tried[f"{tol:g}"] = {"seconds": round(t, 4), "gap": reached, "epochs": int(np.max(svc.n_iter_))}
+        if reached <= gap:
+            lib.times.append(t)
+            lib.accuracy, lib.info["tol"] = reached, tol
+            break
+    return lib, tried
