@@ -84,7 +84,7 @@ class Result:
     value: float = np.nan
     margin: float = np.nan
     iterations: int = 0
-    time: float = 0.0
+    time: float = 0.0          # setup_time + solve_time, for every method (references included)
     method: str = ""
     trace: Trace | None = None
     certificate: dict | None = None
@@ -95,6 +95,8 @@ class Result:
     dual_coef: np.ndarray | None = None
     _kernel_data: Any = None
     _decision: Callable | None = None
+    setup_time: float = 0.0    # a plan's setup (eigenvalue estimates, normalisation), a reference's model + compile
+    solve_time: float = 0.0    # the iterations, or the solver's run
 
     def __post_init__(self):
         if self.status not in STATUSES:

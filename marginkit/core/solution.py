@@ -16,7 +16,8 @@ class Solution:
     b: float = 0.0
     status: str = "user_limit"
     iterations: int = 0
-    time: float = 0.0
+    time: float = 0.0            # the solve (the run loop, or the solver)
+    setup_time: float = 0.0      # what came before it (a plan's setup, a reference's model and CVXPY compile)
     certificate: dict | None = None
     dual: dict = field(default_factory=dict)
     trace: Trace | None = None

@@ -33,7 +33,8 @@ def fill_reference_metrics(problem, trace, ref) -> None:
 
 
 def build_result(problem, sol, method: str) -> Result:
-    fields = dict(status=sol.status, iterations=sol.iterations, time=sol.time, method=method,
+    fields = dict(status=sol.status, iterations=sol.iterations, time=sol.setup_time + sol.time,
+                  setup_time=sol.setup_time, solve_time=sol.time, method=method,
                   trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
     fields.update(problem.result_fields(sol))
     res = Result(**fields)

@@ -179,6 +179,7 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
         log.end(status, t, elapsed)
     sol = plan.solution(state, status)
     sol.iterations, sol.time, sol.trace = t, elapsed, tr
+    sol.setup_time = float(getattr(plan, "setup_time", 0.0))
     if message is not None:
         sol.info = {**sol.info, "message": message}
     return sol
@@ -229,7 +230,9 @@ class IterationPlan:
         object.__setattr__(self, "chain", chain)
         object.__setattr__(self, "method", method or self.name)
         object.__setattr__(self, "run_defaults", MappingProxyType(dict(run_defaults or {})))
+        start = _time.perf_counter()
         self.setup()
+        object.__setattr__(self, "setup_time", _time.perf_counter() - start)   # reported as Result.setup_time
         object.__setattr__(self, "_frozen", True)
 
     @classmethod
