@@ -1,0 +1,270 @@
+"""Ellipsoid separation by FISTA and PDHG with data-dependent early stopping (Hough & Vavasis 2025, §2 and §4.1).
+
+Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3, §2.1–2.5 and the pitfalls of §5.
+
+* The data are normalised by (1) (:mod:`marginkit.operators.ellipsoids`); the dual variable
+  ``x = ((λ_i, p_i)_{i<=j}, (μ_i, q_i)_{i<=l})`` lives in the product of second-order cones ``𝒞``.
+* ``fista`` (:class:`ESPFista`) runs FISTA (:mod:`marginkit.plans.common.fista`) on the least-squares
+  reformulation (5), ``min ½||𝒜x − b||²`` s.t. ``x ∈ 𝒞``; ``pdhg`` (:class:`ESPPdhg`) runs PDHG (29) on
+  ``{𝒜x = b, x ∈ 𝒞}``.
+* The separator is read off the residual ``v_k = b − 𝒜x_k`` (Theorem 2.2: ``v_k → v_D``) and certified by test
+  (28); ``3||v_k|| <= tol`` without a separator proves ``δ_𝒜 <= tol`` (Theorem 2.3); Theorem 2.4 bounds the
+  number of iterations (``info["iteration_bound"]``, from the problem's cached constants only).
+
+Paper symbols: the FISTA momentum scalar is ``theta`` (the paper's ``t_k`` of §4.1, digest §0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ...core.params import Boolean, Interval, Options
+from ...core.solution import Solution
+from ...core.validation import ProblemError
+from ...core.warmstart import parse_warm_start
+from ...engine.runloop import IterationPlan
+from ...operators.ellipsoids import esp_operator, iteration_bounds
+from ...operators.projections import project_soc_rows
+from ..common.fista import Momentum, MomentumRule, Point, fista_step
+
+
+@dataclass
+class ESPState:
+    k: int
+    x: Point                  # x_k: blocks (C-rows (λ_i, p_i), D-rows (μ_i, q_i)), image (𝒜x_k,)
+    x0: tuple                 # x_0 (Theorem 2.4's ||x_0 − x̄||)
+    grad_map: float = np.inf  # ||y_{k−1} − x_k|| (FISTA), ||x_{k−1} − x_k|| (PDHG)
+    y: Point = None           # FISTA: the extrapolated y_k and 𝒜y_k (carried by linearity)
+    momentum: Momentum = Momentum()   # FISTA: θ_k
+    dual: np.ndarray = None   # PDHG: dual iterate y_k (length d + 2)
+    disp: np.ndarray = None   # PDHG: displacement y_{k−1} − y_k
+
+    @property
+    def xc(self) -> np.ndarray:
+        return self.x.blocks[0]
+
+    @property
+    def xd(self) -> np.ndarray:
+        return self.x.blocks[1]
+
+    @property
+    def Ax(self) -> np.ndarray:
+        return self.x.images[0]
+
+
+def _step_norm(a: Point, b: Point) -> float:
+    (ac, ad), (bc, bd) = a.blocks, b.blocks
+    return float(np.sqrt(((ac - bc) ** 2).sum() + ((ad - bd) ** 2).sum()))
+
+
+class _ESPPlan(IterationPlan):
+    """Shared by the ESP plans: the normalised operator, the warm start, test (28), the hyperplane and the
+    Theorem 2.4 bound. ``iteration_bound=True`` adds ``info["iteration_bound"]`` (Theorem 2.4 with ``δ_𝒜 = M``,
+    and the variants of :func:`~marginkit.operators.ellipsoids.iteration_bounds`), read from the problem's cached
+    constants (never computed by the plan)."""
+
+    default_max_iter = 5000
+    default_tol = 1e-6
+    log_columns = ("residual", "objective", "gradient_mapping")
+
+    def setup(self):
+        self.op = esp_operator(self.form)
+        self.L = self.op.lipschitz()
+
+    def point(self, xc, xd) -> Point:
+        return Point((xc, xd), (self.op.forward(xc, xd),))
+
+    def start(self, warm_start) -> Point:
+        """``x_0 = 0`` (digest §2.3), or a warm start: a ``Result`` of an ESP method (its ``dual["x_c"]``,
+        ``dual["x_d"]``) or a pair of arrays of shapes ``(j, d+1)``, ``(l, d+1)``, projected onto ``𝒞``."""
+        op = self.op
+        if warm_start is None:
+            return self.point(*op.zeros())
+        shapes = ((op.j, op.d + 1), (op.l, op.d + 1))
+        dual = getattr(warm_start, "dual", None)
+        pair = (dual.get("x_c"), dual.get("x_d")) if isinstance(dual, dict) else warm_start
+        try:
+            xc, xd = pair
+            ok = xc is not None and xd is not None and np.shape(xc) == shapes[0] and np.shape(xd) == shapes[1]
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ProblemError(f"warm_start must be a Result of an ESP method or a pair of arrays of shapes "
+                               f"{shapes[0]} and {shapes[1]}")
+        xc, xd = (parse_warm_start(a, s[0] * s[1], attr=key).reshape(s)
+                  for a, s, key in ((xc, shapes[0], "x_c"), (xd, shapes[1], "x_d")))
+        return self.point(project_soc_rows(xc), project_soc_rows(xd))
+
+    def residual(self, st) -> np.ndarray:
+        """``v_k = (s_k, t_k, w_k) = b − 𝒜x_k`` (normalised data)."""
+        return self.op.b - st.Ax
+
+    def measure(self, st) -> dict:
+        v = self.residual(st)
+        return {"residual": float(np.linalg.norm(v)), "objective": 0.5 * float(v @ v), "gradient_mapping": st.grad_map}
+
+    def snapshot(self, st):
+        w = self.residual(st)[2:]
+        nw = np.linalg.norm(w)
+        return w / nw if nw > 0 else w.copy()
+
+    def certified_separator(self, st):
+        """Test (28) on the residual(s) of this plan: ``(branch, v)`` with ``branch = 0`` when none separates."""
+        v = self.residual(st)
+        return self.op.test28(v)[0], v
+
+    def infeasible(self, st, tol: float) -> bool:
+        """``δ_𝒜 <= 3||v_D|| <= 3||v_k||`` (Theorem 2.3; ``v_k ∈ b − 𝒜(𝒞)`` and ``v_D`` is its least-norm element)."""
+        return 3.0 * float(np.linalg.norm(self.residual(st))) <= tol
+
+    def solution(self, st, status) -> Solution:
+        op = self.op
+        branch, v = self.certified_separator(st)
+        f = op.objective(st.xc, st.xd)
+        lb = op.lower_bound(v)
+        cert = {"objective": f, "lower_bound": lb, "objective_gap_bound": f - lb,
+                "residual_norm": float(np.linalg.norm(self.residual(st))), "gradient_mapping": st.grad_map,
+                "separability_radius_upper": 3.0 * float(np.linalg.norm(self.residual(st))) * op.alpha}
+        info = {"stop": self.config.stop, "orientation": branch, "residual": self.residual(st), "alpha": op.alpha,
+                "L": self.L}
+        if self.iteration_bound:
+            info.update(self.bounds(st))
+        dual = {"x_c": st.xc.copy(), "x_d": st.xd.copy()}
+        if not branch:
+            if status == "optimal":
+                status = "optimal_inaccurate"
+            return Solution(w=None, b=np.nan, status=status, certificate=cert, dual=dual, info=info)
+        _, mc, md = op.test28(v)
+        w, b = op.hyperplane(v, branch)
+        cert.update(certified_margin_c=mc * op.alpha, certified_margin_d=md * op.alpha)
+        return Solution(w=w, b=b, status=status, certificate=cert, dual=dual, info=info)
+
+    def bounds(self, st) -> dict:
+        """Theorem 2.4's iteration bounds for the run started at ``st.x0``, from the problem's constants, only when
+        ``constants()`` was already computed: a plan never calls CVXPY (``{}`` otherwise; call
+        ``problem.constants()`` first to get them)."""
+        c, ref = self.form.cached_constants(), self.form.cached_reference()
+        if c is None or ref is None:
+            return {}
+        if not c.get("separable", False):   # not separable (or the reference failed): no finite bound
+            return {"iteration_bound": np.inf, "iteration_bound_both": np.inf, "iteration_bound_v": np.inf}
+        (x0c, x0d), xbar = st.x0, ref.dual
+        dist0 = float(np.sqrt(np.sum((x0c - xbar["x_c"]) ** 2) + np.sum((x0d - xbar["x_d"]) ** 2)))
+        return iteration_bounds(c["opnorm_A"], dist0, c["v_D_norm"], c["delta_normalized"])
+
+
+class ESPFista(_ESPPlan):
+    """ESP-FISTA (digest §2.3) on ``min ½||𝒜x − b||²`` s.t. ``x ∈ 𝒞`` (5), ``L = ||𝒜||²`` from the
+    ``(d+2)×(d+2)`` Gram matrix (§2.2), ``x_0 = 0``::
+
+        x_{k+1} = proj_𝒞(y_k + 𝒜ᵀ(b − 𝒜y_k)/L)
+        θ_{k+1} = (1 + sqrt(1 + 4θ_k²))/2,   y_{k+1} = x_{k+1} + ((θ_k − 1)/θ_{k+1})(x_{k+1} − x_k)
+        v_{k+1} = (s, t, w) = b − 𝒜x_{k+1},  m_{k+1} = (t − s)/2
+
+    (plain Beck–Teboulle momentum, no restart; ``𝒜y_k`` is carried by linearity, so one ``𝒜`` and one ``𝒜ᵀ``
+    product per iteration).
+
+    ``stop="early"`` (default): test (28) on ``v_{k+1}`` -- every C-ellipsoid strictly below ``wᵀz = m`` and every
+    D-ellipsoid strictly above (or the reverse) -- is the certificate, and the status is ``optimal``.
+    ``stop="tol"``: the paper's baseline of Table 1, the gradient-mapping norm ``||y_k − x_{k+1}|| <= tol``
+    (**typo resolved**: §4.1 prints ``proj_𝒞(x + 𝒜ᵀv_k/L)``; the gradient mapping is taken at ``y_k``); the
+    status is ``optimal`` only if the certified gap ``f(x) − f_lower <= tol·max(1, f)`` (see
+    :meth:`~marginkit.operators.ellipsoids.ESPOperator.lower_bound`), else ``optimal_inaccurate``.
+    Either way ``infeasible`` is reported when ``3||v_k|| <= tol`` without a separator (then ``δ_𝒜 <= tol`` in
+    normalised units), and a hyperplane is returned only when (28) certifies it.
+    """
+
+    name = "fista"
+
+    @dataclass(frozen=True)
+    class Config:
+        stop: str = "early"            # test (28) ("early") or the gradient mapping of Table 1's baseline ("tol")
+        iteration_bound: bool = True   # report Theorem 2.4's bounds (when the problem's constants are cached)
+        constraints: ClassVar[dict] = {"stop": [Options("early", "tol")], "iteration_bound": [Boolean()]}
+
+    def setup(self):
+        super().setup()
+        self.rule = MomentumRule()     # Beck–Teboulle's θ-sequence, no restart
+
+    def init(self, rng, warm_start, budget):
+        x = self.start(warm_start)
+        return ESPState(k=0, x=x, x0=x.blocks, y=x, momentum=Momentum())
+
+    def descent(self, y: Point):
+        """``−∇f(y) = 𝒜ᵀ(b − 𝒜y)``, from the carried ``𝒜y``."""
+        return self.op.adjoint(self.op.b - y.images[0])
+
+    def prox(self, u):
+        """``proj_𝒞`` blockwise (digest §2.1) and the image ``𝒜x`` of the projected point."""
+        return self.point(project_soc_rows(u[0]), project_soc_rows(u[1])), None
+
+    def step(self, st):
+        x, y, momentum, _ = fista_step(st.x, st.y, st.momentum, descent=self.descent, prox=self.prox, L=self.L,
+                                       rule=self.rule)
+        return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=_step_norm(st.y, x), y=y, momentum=momentum)
+
+    def stop(self, st, budget):
+        if self.config.stop == "early":
+            if self.certified_separator(st)[0]:
+                return "optimal"
+            return "infeasible" if self.infeasible(st, budget.tol) else None
+        if st.grad_map > budget.tol:
+            return None
+        branch, v = self.certified_separator(st)
+        if not branch:
+            return "infeasible" if self.infeasible(st, budget.tol) else "optimal_inaccurate"
+        f = self.op.objective(st.xc, st.xd)
+        return "optimal" if f - self.op.lower_bound(v) <= budget.tol * max(1.0, f) else "optimal_inaccurate"
+
+
+class ESPPdhg(_ESPPlan):
+    """PDHG (29) for ``min{0 : 𝒜x = b, x ∈ 𝒞}`` with primal step ``σ = sigma_scale/||𝒜||²`` and dual step 1::
+
+        x_{k+1} = proj_𝒞(x_k − σ 𝒜ᵀy_k),     y_{k+1} = y_k + 𝒜(2x_{k+1} − x_k) − b
+
+    The D-part of the infimal displacement vector equals FISTA's limiting residual ``v_D`` (Theorem 2.1).
+    **Sign typo resolved**: Appendix A writes ``(x_{k+1}, y_{k+1}) − (x_k, y_k) → (v_R, v_D)``; since ``v`` lies in
+    ``Range(Id − T)`` it is ``y_k − y_{k+1} → v_D`` (digest §2.5). Test (28) is applied to that displacement and to
+    ``b − 𝒜x_{k+1}`` (also ``→ v_D``); the first that certifies a separator stops the run (``stop="early"`` only).
+    """
+
+    name = "pdhg"
+
+    @dataclass(frozen=True)
+    class Config:
+        stop: str = "early"             # test (28) on the displacement or the residual
+        sigma_scale: float = 0.95       # σ·||𝒜||² (PDHG needs σ < 1/||𝒜||²)
+        iteration_bound: bool = False   # Theorem 2.4's bounds (proved for FISTA, reported for comparison)
+        constraints: ClassVar[dict] = {"stop": [Options("early")],
+                                       "sigma_scale": [Interval(float, 0, 1, closed="neither")],
+                                       "iteration_bound": [Boolean()]}
+
+    def setup(self):
+        super().setup()
+        self.sigma = float(self.sigma_scale) / self.L
+
+    def init(self, rng, warm_start, budget):
+        x = self.start(warm_start)
+        zero = np.zeros(self.op.d + 2)
+        return ESPState(k=0, x=x, x0=x.blocks, dual=zero, disp=zero)
+
+    def step(self, st):
+        op = self.op
+        gc, gd = op.adjoint(st.dual)
+        x = self.point(project_soc_rows(st.xc - self.sigma * gc), project_soc_rows(st.xd - self.sigma * gd))
+        disp = op.b - (2.0 * x.images[0] - st.Ax)             # y_k − y_{k+1}
+        return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=_step_norm(st.x, x), dual=st.dual - disp, disp=disp)
+
+    def certified_separator(self, st):
+        if st.k > 0:
+            branch = self.op.test28(st.disp)[0]
+            if branch:
+                return branch, st.disp
+        return super().certified_separator(st)
+
+    def stop(self, st, budget):
+        if self.certified_separator(st)[0]:
+            return "optimal"
+        return "infeasible" if self.infeasible(st, budget.tol) else None
