@@ -4,6 +4,7 @@ first-order iteration plans of five papers, cross-validated against each other.
 ``import marginkit`` loads the problem classes and the registry only: CVXPY is imported when a reference is first
 built, a family's plans when one of its methods is compiled, scikit-learn and matplotlib when they are used.
 """
+from .certify import certify
 from .core.result import Result, Trace
 from .core.validation import ProblemError
 from .engine.graph import methods
@@ -11,7 +12,7 @@ from .formulations import (EllipsoidSeparation, MaxMargin, MinNormFeasibility, P
                            ProjectionOntoIntersection, SoftMarginSVM)
 from .operators.sets import Ball, Box, HalfSpace, Hyperplane
 
-__all__ = ["ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual",
+__all__ = ["certify", "ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual",
            "EllipsoidSeparation", "methods", "Result", "Trace", "cross_validate", "Report", "MarginClassifier",
            "ProjectionOntoIntersection", "HalfSpace", "Hyperplane", "Ball", "Box"]
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""The command line: ``marginkit list | solve | compare | bench``. No math here: it parses, delegates to the
+"""The command line: ``marginkit list | solve | compare | certify | bench``. No math here: it parses, delegates to the
 library and prints. Bad arguments exit with status 2 and a one-line message, never a traceback."""
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ def _parser():
         q.add_argument("--seed", type=int, default=0)
         q.add_argument("--quick", action="store_true", help="reduced instance size (as used by the tests)")
     s.add_argument("--verbose", action="store_true")
+    k = sub.add_parser("certify", help="certify a weight vector (w, b) against the problem's exact optimum")
+    k.add_argument("name")
+    k.add_argument("--weights", required=True, metavar="FILE.npy", help="w saved with numpy.save, shape (d,) or (1, d)")
+    k.add_argument("--offset", type=float, default=None, metavar="B", help="the offset b (problems with a bias)")
+    k.add_argument("--tol", type=float, default=1e-6, help="relative accuracy for status optimal (default 1e-6)")
+    k.add_argument("--quick", action="store_true", help="reduced instance size (as used by the tests)")
     b = sub.add_parser("bench", help="performance suite: times and ratios against CVXPY and scikit-learn")
     b.add_argument("--quick", action="store_true", help="tiny sizes (what the test suite runs)")
     b.add_argument("--output", default=None, help="where to write results.json (default benchmarks/results.json)")
@@ -64,6 +70,23 @@ def _bench_runner():
     if Path(runner.__file__).resolve().parent != folder:
         return None  # another package called ``benchmarks`` was imported first
     return runner
+
+
+def _load_weights(path):
+    """The ``--weights`` array: a ``.npy`` file holding ``w``, shape ``(d,)`` or scikit-learn's ``coef_`` ``(1, d)``."""
+    import zipfile
+    import numpy as np
+    from marginkit import ProblemError
+    if not os.path.isfile(path):
+        raise ProblemError(f"--weights: no such file {path!r}")
+    try:
+        w = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ProblemError(f"--weights: cannot read {path!r} as a .npy array ({' '.join(str(exc).split())})") from None
+    if hasattr(w, "files"):
+        w.close()
+        raise ProblemError(f"--weights: {path!r} is an .npz archive; save w alone with numpy.save (a .npy file)")
+    return w[0] if w.ndim == 2 and w.shape[0] == 1 else w
 
 
 def main(argv=None) -> int:
@@ -107,6 +130,18 @@ def main(argv=None) -> int:
             if args.plot:
                 rep.plot(args.plot, title=f"{args.name}: gap against iteration")
                 print(f"figure written to {args.plot}")
+            return 0
+        if args.command == "certify":
+            from marginkit.certify import certify
+            w = _load_weights(args.weights)
+            prob = catalog.load(args.name, quick=args.quick)
+            res = certify(prob, w if args.offset is None else (w, args.offset), tol=args.tol)
+            print(res)
+            shown = {k: v for k, v in res.certificate.items() if isinstance(v, (int, float, str))}
+            print("certificate:", ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                                            for k, v in shown.items()))
+            if res.info.get("message"):
+                print(res.info["message"])
             return 0
         if args.command == "bench":
             bench = _bench_runner()
