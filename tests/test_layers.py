@@ -132,7 +132,7 @@ def test_no_import_cycle(graph):
 
 
 # modules being split in this change; the set must be empty when the house is done
-PENDING_SPLIT = {"marginkit.plans.raj_bach.coordinate_ascent"}
+PENDING_SPLIT: set = set()
 
 
 def test_no_module_is_over_500_lines():

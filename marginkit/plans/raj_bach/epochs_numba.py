@@ -1,98 +1,44 @@
-"""Compiled epochs of the dual coordinate plans (numba; the ``fast`` extra).
+"""Compiled epochs of the dual coordinate plans on row constraints (numba, the ``fast`` extra).
 
-Imported lazily by :mod:`marginkit.plans.coordinate_ascent`, which holds the NumPy implementation of the
-same epochs and the meaning of every symbol. One call runs ``len(idx)`` coordinate updates on the rows
-``a_i = s_i x_i`` of the data, in place on the arrays passed in; the index sequence is drawn outside, with
-the plan's NumPy generator, so both implementations see the same indices. Dense rows are the views
-``X2[i]`` of the C-ordered matrix (BLAS dot, vectorised axpy); CSR rows are ``data[indptr[i]:indptr[i+1]]``.
-Both storages go through the same compiled signature (the unused one is an empty array).
+The compiled twins of :func:`~.epochs.numpy_coordinate_epoch` and :func:`~.epochs.numpy_apcg_epoch` for
+:class:`~.constraints.RowConstraints` (rows ``a_i = s_i x_i``), imported by :func:`~.constraints.compiled_kernels` only
+when a plan runs with numba. One call runs ``len(idx)`` coordinate updates in place on the arrays passed in; the
+index sequence is drawn outside, with the plan's NumPy generator, so both implementations see the same indices.
+Dense and CSR storage go through the same compiled signature (the unused one is an empty array); the row access is
+:mod:`marginkit.plans.common.numba_rows`.
 
 IEEE arithmetic except for the two-vector dot of Alg. 2, which may reassociate its sums (vectorised): as with
 BLAS, only the order of the sums differs from the NumPy implementation (rounding-level differences).
 
-An epoch reads rows in random order, so it is bound by memory latency rather than bandwidth (the hardware
-prefetcher only helps within a row): for dense X the next sampled row is prefetched while the current one is
-processed (``llvm.prefetch``; a no-op when this numba/LLVM cannot emit it). This saved 30-50% per epoch at
-n = 20,000, d = 500. Row and column indices are cast to unsigned inside the loops (numba then drops its
-negative-index test), as in :mod:`marginkit.plans.svm_coordinate`.
-
-Both epochs return the largest coordinate residual ``|Δλ_i| / step_i`` they met (the projected violation
-``|Π(m − λ_i/τ) − m|`` of the sampled constraint at the point where it was sampled): the plans' cheap test for
-when the full certificate (one product with X) is worth computing.
+For dense X the next sampled row is prefetched while the current one is processed (random order makes every row
+a cache miss; the hardware prefetcher only helps within a row): 30-50% per epoch at n = 20,000, d = 500.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-RCD, SMD, PERCEPTRON = 0, 1, 2  # coordinate rules (same constants as the NumPy implementation)
+from ..common.numba_rows import ONE, dense_axpy, dense_dot, njit, prefetch_dense_row, sparse_axpy, sparse_dot
+from .epochs import RCD, SMD
 
-_jit = numba.njit(cache=True, nogil=True)
-
-
-def _prefetch_intrinsic():
-    """``prefetch(X2, i, j)``: read hint for the cache line of ``X2[i, j]``, or None if it cannot be built."""
-    try:
-        from llvmlite import binding, ir
-        from numba import types
-        from numba.core import cgutils
-        from numba.extending import intrinsic
-    except ImportError:  # pragma: no cover
-        return None
-    name = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
-
-    @intrinsic
-    def prefetch(typingctx, arr, i, j):
-        def codegen(context, builder, signature, args):
-            aryty = signature.args[0]
-            ary = context.make_array(aryty)(context, builder, args[0])
-            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
-            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                                name)
-            # read access, high temporal locality, data cache
-            builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-            return context.get_dummy_value()
-        return types.void(arr, i, j), codegen
-    return prefetch
-
-
-prefetch = _prefetch_intrinsic()
-if prefetch is not None:
-    @_jit
-    def _probe_prefetch(a):
-        prefetch(a, 0, 0)
-
-    try:
-        _probe_prefetch(np.zeros((1, 1)))
-    except Exception:  # noqa: BLE001 - any lowering failure: fall back to no prefetch
-        prefetch = None
-if prefetch is None:  # pragma: no cover - depends on the numba/LLVM build
-    @_jit
-    def prefetch(a, i, j):
-        pass
-
-
-_ONE = np.uint64(1)
+_jit = njit()  # imports numba and registers the row twins
 
 
 @_jit
-def _prefetch_row(X2, i, d):
-    for j in range(0, d, 8):  # one hint per 64-byte line
-        prefetch(X2, i, j)
-
-
-@_jit
-def _row_dot(i, w, X2, data, indices, indptr, dense, d):
+def _row_dot(i, w, X2, data, indices, indptr, dense):
     if dense:
-        return np.dot(X2[i], w)
-    acc = 0.0
-    for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
-        acc += data[k] * w[np.uint64(indices[k])]
-    return acc
+        return dense_dot(X2, i, w)
+    return sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
+@_jit
+def _row_axpy(i, coef, u, X2, data, indices, indptr, dense):
+    if dense:
+        dense_axpy(coef, X2, i, u)
+    else:
+        sparse_axpy(coef, data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), u)
+
+
+@njit(fastmath={"reassoc", "contract", "nsz"})
 def _row_dot2(i, w, w2, X2, data, indices, indptr, dense, d):
     """``(x_iᵀw, x_iᵀw2)`` in one pass over the row."""
     a = 0.0
@@ -103,22 +49,11 @@ def _row_dot2(i, w, w2, X2, data, indices, indptr, dense, d):
             a += row[j] * w[j]
             b += row[j] * w2[j]
     else:
-        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + ONE])):
             col = np.uint64(indices[k])
             a += data[k] * w[col]
             b += data[k] * w2[col]
     return a, b
-
-
-@_jit
-def _row_axpy(i, coef, u, X2, data, indices, indptr, dense, d):
-    if dense:
-        row = X2[i]
-        for j in range(d):
-            u[j] += coef * row[j]
-    else:
-        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
-            u[np.uint64(indices[k])] += coef * data[k]
 
 
 @_jit
@@ -129,7 +64,7 @@ def _row_axpy2(i, c1, u1, c2, u2, X2, data, indices, indptr, dense, d):
             u1[j] += c1 * row[j]
             u2[j] += c2 * row[j]
     else:
-        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + ONE])):
             col = np.uint64(indices[k])
             u1[col] += c1 * data[k]
             u2[col] += c2 * data[k]
@@ -159,7 +94,7 @@ def _mirror_row_dot(i, w, w2, pi, q, X2, data, indices, indptr, dense, d):
     else:
         for j in range(d):
             S += (abs(w[j] + pi * w2[j]) / M) ** q
-        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + ONE])):
             col = np.uint64(indices[k])
             z = w[col] + pi * w2[col]
             t = (abs(z) / M) ** (q - 1.0)
@@ -176,12 +111,12 @@ def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, st
     for k in range(idx.shape[0]):
         i = np.uint64(idx[k])
         if dense and k + 1 < idx.shape[0]:
-            _prefetch_row(X2, np.uint64(idx[k + 1]), d)
+            prefetch_dense_row(X2, np.uint64(idx[k + 1]))
         h = step[i]
         if h == 0.0:
             continue
         if q == 2.0:
-            dot = _row_dot(i, u, X2, data, indices, indptr, dense, d)
+            dot = _row_dot(i, u, X2, data, indices, indptr, dense)
         else:
             dot = _mirror_row_dot(i, u, u, 0.0, q, X2, data, indices, indptr, dense, d)
         m = s[i] * dot
@@ -201,7 +136,7 @@ def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, st
             if r > res:
                 res = r
             lam[i] += delta
-            _row_axpy(i, delta * s[i], u, X2, data, indices, indptr, dense, d)
+            _row_axpy(i, delta * s[i], u, X2, data, indices, indptr, dense)
     return res
 
 
@@ -221,7 +156,7 @@ def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alp
     for k in range(idx.shape[0]):
         i = np.uint64(idx[k])
         if dense and k + 1 < idx.shape[0]:
-            _prefetch_row(X2, np.uint64(idx[k + 1]), d)
+            prefetch_dense_row(X2, np.uint64(idx[k + 1]))
         h = Linv[i]
         if h != 0.0:
             if q == 2.0:

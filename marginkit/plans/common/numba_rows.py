@@ -1,0 +1,230 @@
+"""Row access for the compiled coordinate epochs (numba, the ``fast`` extra): the one numba module of marginkit.
+
+A coordinate epoch visits the rows of ``X`` in random order and, for each, reads the row twice (a dot product and an
+axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-descent``
+(:mod:`marginkit.plans.raj_bach.epochs_numba`) and of ``dual-cd`` (:mod:`marginkit.plans.raj_bach.svm_coordinate`).
+
+**The backend option.** Every plan with a compiled epoch has the option ``backend``: ``"auto"`` (numba when it is
+installed), ``"numba"`` or ``"numpy"``. :data:`BACKEND` is its declared constraint and :func:`resolve_backend` the
+one place it is resolved.
+
+**numba stays optional.** Nothing here imports numba at import time: :func:`available`, :func:`njit` and
+:func:`jit_rows` do, on their first call, so ``import marginkit`` and a plan compiled with ``backend="numpy"`` never
+load it. Without numba, :func:`njit` returns the function unchanged (the fallback).
+
+**Twins.** Each row operation below is a plain Python function, its NumPy body (what runs without numba), with a
+compiled twin (:func:`compiled_as`) that :func:`jit_rows` registers with ``numba.extending.overload``: compiled code
+calling ``dense_dot(...)`` runs the twin, Python code the NumPy body. Both bodies do the same floating-point
+operations in the same order (SciPy's BLAS ``ddot``, which numba's ``np.dot`` calls; sequential sums, which
+``np.cumsum`` reproduces), so an epoch written with these functions only gives the same iterates run as Python or
+compiled (``dual-cd`` relies on it). Dense rows are the rows ``X[i]`` of a C-ordered matrix, CSR rows the slices
+``data[indptr[i]:indptr[i+1]]``. numba's cache is keyed on the caller's file: after editing a compiled body here,
+remove the callers' ``__pycache__/*.nbi``.
+
+**Memory access.** In random order every row is a cache miss, so an epoch is bound by memory latency: row and
+column indices are cast to unsigned inside the loops (numba then drops its negative-index test, 1.5x), and rows
+about to be visited are requested ahead with :func:`prefetch` (LLVM's prefetch hint; a no-op when this numba/LLVM
+cannot emit it, and in Python).
+"""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+from scipy.linalg import blas as _blas
+
+from ...core.params import Options
+from ...core.validation import ProblemError
+
+BACKEND = Options("auto", "numba", "numpy")  # the declared constraint of every ``backend`` option
+ONE = np.uint64(1)      # ``indptr[i + ONE]`` keeps an unsigned row index unsigned
+LINE = 8                # float64 entries per 64-byte cache line: one prefetch hint per line
+INDEX_LINE = 16         # int32 entries per cache line
+PREFETCH_AHEAD = 4      # sparse rows whose memory is requested this many updates ahead of use
+
+_NUMBA = None  # whether numba imports (decided on the first call of :func:`available`)
+
+
+def available() -> bool:
+    """Whether numba is installed (imports it on the first call)."""
+    global _NUMBA
+    if _NUMBA is None:
+        try:
+            importlib.import_module("numba")
+            _NUMBA = True
+        except ImportError:
+            _NUMBA = False
+    return _NUMBA
+
+
+def resolve_backend(backend: str, method: str, unsupported: str | None = None) -> str:
+    """``"numba"`` or ``"numpy"``, the backend a plan runs with. ``"auto"`` is numba when it is installed and the
+    plan can use it on this problem (``unsupported`` is None; else it says why not, for ``backend="numba"``'s
+    error); ``"numpy"`` returns at once, without importing numba."""
+    if backend == "numpy":
+        return "numpy"
+    if unsupported is not None:
+        if backend == "numba":
+            raise ProblemError(f"{method}: backend='numba' {unsupported}")
+        return "numpy"
+    if available():
+        return "numba"
+    if backend == "numba":
+        raise ProblemError(f"{method}: backend='numba' needs numba: pip install 'marginkit[fast]'")
+    return "numpy"
+
+
+def njit(**options):
+    """The decorator of every compiled epoch: ``numba.njit(cache=True, nogil=True, **options)`` with the row twins
+    registered; the identity when numba is not installed."""
+    if not available():
+        return lambda fn: fn
+    import numba
+    jit_rows()
+    return numba.njit(cache=True, nogil=True, **options)
+
+
+# twins -----------------------------------------------------------------------------------------------------
+_TWINS: list = []        # (python function, compiled body), registered by jit_rows
+_REGISTERED: set = set()
+
+
+def compiled_as(body):
+    """Decorator: compiled code calling the decorated Python function runs ``body`` instead."""
+    def mark(fn):
+        _TWINS.append((fn, body))
+        return fn
+    return mark
+
+
+def jitable(fn):
+    """Decorator: the function runs as itself in compiled code (numba's ``register_jitable``, registered lazily)."""
+    return compiled_as(fn)(fn)
+
+
+def _typer(body):
+    return lambda *args, **kwargs: body
+
+
+def jit_rows() -> None:
+    """Register every twin not yet registered with numba (imports numba; called by :func:`njit`)."""
+    from numba.extending import overload
+    if prefetch not in _REGISTERED:
+        overload(prefetch, strict=False)(_typer(_prefetch_body()))
+        _REGISTERED.add(prefetch)
+    for fn, body in _TWINS:
+        if fn not in _REGISTERED:
+            overload(fn, strict=False)(_typer(body))
+            _REGISTERED.add(fn)
+
+
+# the prefetch hint ------------------------------------------------------------------------------------------
+def prefetch(arr, k) -> None:
+    """Read hint for the cache line of ``arr.flat[k]`` (a C-contiguous array): nothing in Python, LLVM's
+    ``llvm.prefetch`` in compiled code."""
+
+
+def _prefetch_body():
+    """The compiled body of :func:`prefetch`: the intrinsic if this numba/LLVM can emit it, else a no-op."""
+    import numba
+    from llvmlite import binding, ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+    name = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+    @intrinsic
+    def hint(typingctx, arr, idx):
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(aryty.dtype)))
+            offset = builder.mul(context.cast(builder, args[1], signature.args[1], types.intp), itemsize)
+            ptr = builder.gep(builder.bitcast(ary.data, i8p), [offset])
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                                name)
+            # read access, high temporal locality, data cache
+            builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+        return types.void(arr, idx), codegen
+
+    try:
+        numba.njit(lambda a: hint(a, 0))(np.zeros(1))
+    except Exception:  # noqa: BLE001 - any lowering failure: no prefetch (same results, slower)
+        return lambda arr, k: None
+    return lambda arr, k: hint(arr, k)
+
+
+def _prefetch_dense_row_compiled(X, i):
+    base = np.int64(i) * X.shape[1]
+    for j in range(0, X.shape[1], LINE):
+        prefetch(X, base + j)
+
+
+@compiled_as(_prefetch_dense_row_compiled)
+def prefetch_dense_row(X, i) -> None:
+    """Request every cache line of row ``i`` of the C-ordered ``X`` (nothing in Python)."""
+
+
+def _prefetch_csr_row_compiled(data, indices, indptr, i):
+    s, e = indptr[i], indptr[i + ONE]
+    for j in range(s, e, LINE):
+        prefetch(data, j)
+    if e > s:
+        prefetch(data, e - 1)
+    for j in range(s, e, INDEX_LINE):
+        prefetch(indices, j)
+
+
+@compiled_as(_prefetch_csr_row_compiled)
+def prefetch_csr_row(data, indices, indptr, i) -> None:
+    """Request the cache lines of the values and column indices of CSR row ``i`` (nothing in Python)."""
+
+
+# dot and axpy with one row ------------------------------------------------------------------------------------
+def _dense_dot_compiled(X, i, w):
+    return np.dot(X[i], w)  # BLAS ddot of scipy.linalg.cython_blas: vectorised (a loop is 1.5x slower)
+
+
+@compiled_as(_dense_dot_compiled)
+def dense_dot(X, i, w):
+    """``x_iᵀw`` for row ``i`` of the C-ordered ``X``."""
+    return _blas.ddot(X[i], w)  # the routine numba's np.dot calls
+
+
+def _dense_axpy_compiled(c, X, i, w):
+    xi = X[i]
+    for k in range(xi.shape[0]):
+        w[k] += c * xi[k]
+
+
+@compiled_as(_dense_axpy_compiled)
+def dense_axpy(c, X, i, w) -> None:
+    """``w += c x_i`` in place."""
+    w += c * X[i]
+
+
+def _sparse_dot_compiled(data, indices, start, end, w):
+    s = 0.0
+    for k in range(start, end):
+        s += data[k] * w[np.uint64(indices[k])]
+    return s
+
+
+@compiled_as(_sparse_dot_compiled)
+def sparse_dot(data, indices, start, end, w):
+    """``x_iᵀw`` for the CSR row stored in ``data[start:end]``, summed in storage order."""
+    if end == start:
+        return 0.0
+    return float(np.cumsum(data[start:end] * w[indices[start:end]])[-1])
+
+
+def _sparse_axpy_compiled(c, data, indices, start, end, w):
+    for k in range(start, end):
+        w[np.uint64(indices[k])] += c * data[k]
+
+
+@compiled_as(_sparse_axpy_compiled)
+def sparse_axpy(c, data, indices, start, end, w) -> None:
+    """``w += c x_i`` in place for the CSR row stored in ``data[start:end]`` (canonical: no repeated column)."""
+    w[indices[start:end]] += c * data[start:end]
