@@ -124,8 +124,6 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     _check_run_options(dict(max_iter=max_iter, tol=tol, time_limit=time_limit, callback=callback, verbose=verbose,
                             check_every=check_every))
     budget = Budget(int(max_iter), float(tol), time_limit)
-    if not plan.__dict__.get("_frozen", False):   # TEMPORARY: plans not yet frozen read the budget from self
-        plan.tol, plan.max_iter = budget.tol, budget.max_iter
     rng = make_rng(seed)
     due = record_schedule(trace, max_iter)
     tr = Trace()
@@ -213,17 +211,7 @@ class IterationPlan:
     log_columns: tuple = ()
     Config = NoParameters
 
-    def __init__(self, form, config=None, *, origin=None, chain=None, method=None, run_defaults=None, **legacy):
-        if legacy or type(self).__init__ is not IterationPlan.__init__:   # TEMPORARY: plans not yet frozen
-            self.form, self.config, self.params = form, config, legacy
-            self.tol, self.max_iter = self.default_tol, self.default_max_iter
-            self.origin, self.chain, self.method, self.run_defaults = form, None, self.name, {}
-            import inspect
-            for klass in type(self).__mro__:   # the frozen-style setup of a base (MarginPlan), not a legacy helper
-                if "setup" in vars(klass) and not inspect.signature(vars(klass)["setup"]).parameters.keys() - {"self"}:
-                    vars(klass)["setup"](self)
-                    break
-            return
+    def __init__(self, form, config=None, *, origin=None, chain=None, method=None, run_defaults=None):
         object.__setattr__(self, "form", form)
         object.__setattr__(self, "config", self.Config() if config is None else config)
         object.__setattr__(self, "origin", form if origin is None else origin)

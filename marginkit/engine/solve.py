@@ -8,32 +8,16 @@ for the CVXPY reference of the problem's own form.
 """
 from __future__ import annotations
 
-import inspect
-
 from ..core.validation import ProblemError
 from .graph import resolve
 from .registry import reference_card
-from .runloop import RUN_OPTIONS, IterationPlan
+from .runloop import RUN_OPTIONS
 
 
 def _split_options(options: dict) -> tuple[dict, dict]:
     run_opts = {k: v for k, v in options.items() if k in RUN_OPTIONS}
     params = {k: v for k, v in options.items() if k not in RUN_OPTIONS}
     return run_opts, params
-
-
-def _check_params(card, cls, params):
-    """Unknown method options are a ``ProblemError`` naming them (not a bare ``TypeError``)."""
-    if not params:
-        return
-    sig = inspect.signature(cls)
-    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        return
-    known = [p for p in list(sig.parameters)[1:]]
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        raise ProblemError(f"unknown option(s) {unknown} for method {card.name!r}; its options: "
-                           f"{', '.join(known) or 'none'}; run options: {', '.join(RUN_OPTIONS)}")
 
 
 def compile_method(problem, method: str, **options):
@@ -46,14 +30,7 @@ def compile_method(problem, method: str, **options):
         if run_opts:
             raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")
         return cls(chain.reduced, **params)
-    binding = dict(origin=problem, chain=chain, run_defaults=run_opts)
-    if cls.__init__ is IterationPlan.__init__:
-        return cls.compile(chain.reduced, params, method=method, **binding)
-    _check_params(card, cls, params)   # TEMPORARY: plans not yet frozen
-    plan = cls(chain.reduced, **params)
-    plan.run_defaults = run_opts
-    plan.origin, plan.chain, plan.method = problem, chain, method
-    return plan
+    return cls.compile(chain.reduced, params, method=method, origin=problem, chain=chain, run_defaults=run_opts)
 
 
 def solve(problem, method: str = "cvxpy", **options):

@@ -122,6 +122,7 @@ class DualCoordinatePlan(IterationPlan):
         L = self.system.L
         self.Linv = np.where(L > 0, 1.0 / np.where(L > 0, L, 1.0), 0.0)
         self.L_max = float(L.max())
+        self.inv_L_max = 1.0 / self.L_max if self.L_max > 0 else 0.0   # all-zero data: no step to take
 
     # hooks ---------------------------------------------------------------------------------------
     def start_lambda(self, warm_start):
@@ -294,7 +295,7 @@ class RandomizedDykstra(DualCoordinatePlan):
     def setup(self):
         super().setup()
         per_sample = self.config.step == "per-sample"   # ``self.step`` is the hook
-        self.step_sizes = self.Linv if per_sample else np.where(self.Linv > 0, 1.0 / self.L_max, 0.0)
+        self.step_sizes = self.Linv if per_sample else np.where(self.Linv > 0, self.inv_L_max, 0.0)
 
     def epoch(self, state, idx):
         lam, u = state.lam.copy(), state.u.copy()
@@ -404,7 +405,7 @@ class StochasticMirrorDescent(DualCoordinatePlan):
         elif step == "per-sample":
             self.rule, self.step_sizes = SMD, self.Linv
         elif step == "max":
-            self.rule, self.step_sizes = SMD, np.where(nonzero, 1.0 / self.L_max, 0.0)
+            self.rule, self.step_sizes = SMD, np.where(nonzero, self.inv_L_max, 0.0)
         else:
             self.rule, self.step_sizes = SMD, np.where(nonzero, float(step), 0.0)
 
