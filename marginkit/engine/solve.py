@@ -9,6 +9,7 @@ for the CVXPY reference of the problem's own form.
 from __future__ import annotations
 
 from ..core.validation import ProblemError
+from ..formulations.base import connect_engine
 from .graph import resolve
 from .registry import reference_card
 from .runloop import RUN_OPTIONS
@@ -55,3 +56,11 @@ def constants(problem) -> dict:
     if cls is None or not hasattr(cls, "constants"):
         raise ProblemError(f"constants() are not available for {type(problem).__name__}")
     return cls.constants(problem)
+
+
+def _connect():
+    import sys
+    connect_engine(sys.modules[__name__])
+
+
+_connect()   # the problem classes' solve/compile/reference/constants now reach this module

@@ -18,6 +18,24 @@ from ..core.linalg import row_norms
 from ..core.validation import check_kernel, check_labels, check_real_targets, check_samples, read_only
 
 
+class _Unwired:
+    """Stands for the engine until :mod:`marginkit.engine` connects itself (``import marginkit`` does)."""
+
+    def __getattr__(self, name):
+        raise RuntimeError("marginkit's engine is not connected: import marginkit (not a submodule alone)")
+
+
+_ENGINE = _Unwired()
+
+
+def connect_engine(engine) -> None:
+    """Dependency inversion instead of an upward import: the problem classes' ``solve``/``compile``/``reference``/
+    ``constants`` (the contract puts them on the problem) call an object with those four functions, which the engine
+    layer hands down when it is imported (:mod:`marginkit.engine.solve`). The formulations never import the engine."""
+    global _ENGINE
+    _ENGINE = engine
+
+
 class Problem:
     """Base class: immutable after construction; ``solve``, ``compile``, ``reference``, ``constants``."""
 
@@ -44,21 +62,18 @@ class Problem:
     # public API -------------------------------------------------------------------------------
     def solve(self, method: str = "cvxpy", **options):
         """Solve with ``method`` (see :func:`marginkit.methods`); returns a :class:`~marginkit.Result`."""
-        from ..engine.solve import solve  # the one upward import: the contract's ``problem.solve``
-        return solve(self, method, **options)
+        return _ENGINE.solve(self, method, **options)
 
     def compile(self, method: str = "cvxpy", **options):
         """``cvxpy.Problem`` for ``"cvxpy"``, otherwise a runnable, steppable iteration plan."""
-        from ..engine.solve import compile_method
-        compiled = compile_method(self, method, **options)
+        compiled = _ENGINE.compile_method(self, method, **options)
         return compiled.cvxpy_problem if method == "cvxpy" else compiled
 
     def reference(self, solver: str | None = None):
         """The certified CVXPY solution (cached per solver)."""
         key = ("reference", solver)
         if key not in self._cache:
-            from ..engine.solve import reference
-            res = reference(self, solver=solver)
+            res = _ENGINE.reference(self, solver=solver)
             for name in ("w", "dual_coef", "dual", "certificate", "info"):   # shared by every caller: read-only
                 read_only(getattr(res, name, None))
             self._cache[key] = res
@@ -67,8 +82,7 @@ class Problem:
     def constants(self) -> dict:
         """Data-dependent constants used by the papers' bounds, computed through CVXPY."""
         if "constants" not in self._cache:
-            from ..engine.solve import constants
-            self._cache["constants"] = read_only(constants(self))
+            self._cache["constants"] = read_only(_ENGINE.constants(self))
         return dict(self._cache["constants"])
 
     def cached_reference(self):
