@@ -54,6 +54,19 @@ def _run_options(args):
     return opts
 
 
+def _check_output_path(path: str, flag: str) -> None:
+    """``path`` can be written: not a directory, and its nearest existing parent is a writable directory."""
+    from marginkit import ProblemError
+    full = os.path.abspath(path)
+    if os.path.isdir(full):
+        raise ProblemError(f"{flag}: {path!r} is a directory; give a file name")
+    parent = os.path.dirname(full)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise ProblemError(f"{flag}: cannot write {path!r} ({parent!r} is not a writable directory)")
+
+
 def _bench_runner():
     """``benchmarks.runner`` from the ``benchmarks/`` folder next to the package source (a clone of the
     repository), or None when there is none (a plain ``pip install`` does not ship the benchmark)."""
@@ -144,6 +157,8 @@ def main(argv=None) -> int:
                 print(res.info["message"])
             return 0
         if args.command == "bench":
+            if args.output is not None:   # checked before the run, not after it
+                _check_output_path(args.output, "--output")
             bench = _bench_runner()
             if bench is None:
                 print("marginkit: error: the benchmark ships with the repository, not with the package: run "

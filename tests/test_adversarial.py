@@ -344,6 +344,10 @@ def cli_cases(tmp_path):
         (["compare", ok, "--plot", str(tmp_path / "missing" / "f.png")], "plot into a missing directory"),
         (["compare", ok, "--plot", str(tmp_path / "afile" / "f.png")], "plot under a file"),
         (["nope"], "unknown command"), ([], "no command"), (["solve"], "missing name"),
+        (["bench", "--quick", "--output", str(tmp_path / "afile" / "r.json")], "bench output under a file"),
+        (["bench", "--quick", "--output", str(tmp_path / "adir")], "bench output is a directory"),
+        (["bench", "--quick", "--only", "no-such-row"], "unknown bench row"),
+        (["certify", ok, "--weights", str(tmp_path / "missing.npy")], "certify without a weights file"),
     ]
     return cases
 
