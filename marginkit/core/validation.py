@@ -65,11 +65,23 @@ def _check_sparse_structure(X, name: str):
 
 
 def _check_dtype(A, name: str):
-    kind = np.asarray(A).dtype.kind if not isinstance(A, np.ndarray) else A.dtype.kind
+    try:
+        kind = A.dtype.kind if isinstance(A, np.ndarray) else np.asarray(A).dtype.kind
+    except (TypeError, ValueError) as exc:   # ragged nested sequences
+        raise ProblemError(f"{name} must be a numeric array; {exc}") from None
     if kind == "c":
         raise ProblemError(f"{name} must be real; got complex values")
     if kind in "SUMmV":
         raise ProblemError(f"{name} must be numeric; got dtype {np.asarray(A).dtype}")
+
+
+def _float_copy(X, name: str) -> np.ndarray:
+    """A float64 copy of dense array-like data; complex, string and ragged data are a ProblemError naming ``name``."""
+    _check_dtype(X, name)
+    try:
+        return np.array(X, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"{name} must be a numeric array; {exc}") from None
 
 
 def check_matrix(X, name: str = "X", allow_sparse: bool = True):
@@ -97,13 +109,7 @@ def check_matrix(X, name: str = "X", allow_sparse: bool = True):
             arr.setflags(write=False)
         _OWNED[id(M)] = M
         return M
-    try:
-        _check_dtype(X, name)
-        A = np.array(X, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ProblemError):
-            raise
-        raise ProblemError(f"{name} must be a numeric array; {exc}") from None
+    A = _float_copy(X, name)
     if A.ndim != 2:
         raise ProblemError(f"{name} must be 2-D with shape (n, d); got shape {A.shape}")
     if not np.all(np.isfinite(A)):
@@ -125,13 +131,7 @@ def check_samples(X, name: str = "X"):
 def check_vector(v, name: str, size: int | None = None) -> np.ndarray:
     if sp.issparse(v):
         raise ProblemError(f"{name} must be a dense 1-D array; got a sparse matrix")
-    try:
-        _check_dtype(v, name)
-        a = np.array(v, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ProblemError):
-            raise
-        raise ProblemError(f"{name} must be numeric; {exc}") from None
+    a = _float_copy(v, name)
     if a.ndim != 1:
         raise ProblemError(f"{name} must be 1-D; got shape {a.shape}")
     if size is not None and a.shape[0] != size:
