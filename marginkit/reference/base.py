@@ -1,93 +1,312 @@
 """Certified CVXPY references: the base class.
 
-Every problem form has a :class:`CvxpyReference` subclass (listed as the ``cvxpy`` cards of the registry). The reference builds a
-vectorised CVXPY model (no per-sample Python constraints; the regularisation constant is a
-``cp.Parameter``), solves it with the requested solver (ECOS, SCS, Clarabel), and computes its
-**own** certificate from the primal and dual solutions with NumPy: primal value, dual value, duality
-gap and maximum constraint violation. A status ``optimal`` is downgraded to ``optimal_inaccurate``
-when that certificate does not meet :data:`CERTIFY_TOL`.
+Every problem form has a :class:`CvxpyReference` subclass (listed as the ``cvxpy`` cards of the registry). The
+reference builds a vectorised CVXPY model (no per-sample Python constraints; the regularisation constant is a
+``cp.Parameter``), solves it, and computes its **own** certificate from the primal and dual solutions with NumPy:
+primal value, dual value, duality gap, maximum constraint violation and the relative gap.
+
+**A reference that cannot break.**
+
+* *Internal scaling.* The solver never sees the user's raw numbers: each subclass's :meth:`~CvxpyReference.scaling`
+  picks powers of two (so that dividing by them is exact in floating point) that bring the data to unit size
+  (data already within a factor 16 of unit size are left as they are, :func:`banded`), the
+  model is solved on the scaled data, and :meth:`~CvxpyReference.extract` maps the primal and dual solution back to
+  the user's coordinates (the maps are derived in each subclass's docstring). The certificate is then computed on
+  the user's data. ``compile("cvxpy")`` still returns the model in the user's coordinates.
+* *A relative certificate.* ``optimal`` is kept only when ``relative_gap <= CERTIFY_TOL`` (the duality gap over the
+  larger of ``|primal|``, ``|dual|`` (and the form's ``gap_scale`` when its data have a fixed normalisation), or
+  the margin gap ``(γ̄ − γ)/γ̄`` for hard-margin problems) and the violation is at most ``CERTIFY_TOL`` times the
+  constraints' own scale: the same rule at every scale of the data.
+* *Fall back across solvers.* Without a named solver the attempts are Clarabel (tight settings, and its defaults if
+  the tight ones raise), ECOS, SCS, then the other installed solvers that may suit the problem class
+  (:data:`SOLVER_ORDER`); the first certified answer (a certified optimum, or infeasibility certified by marginkit)
+  ends the search, otherwise the best point is kept. ``certificate["solver"]`` names the solver whose answer is
+  reported, ``info["attempts"]`` lists every attempt. A named solver is the only one used.
+* *Never an exception.* A solver that raises, stops without a point, or returns non-finite values gives status
+  ``solver_error`` (``user_limit`` when it stopped on an iteration or time limit), ``w = None`` and
+  ``info["message"]`` with the reason. Unknown options and solvers are a :class:`~marginkit.ProblemError` when the
+  reference is made (options are checked against the chosen solver's keywords, :func:`accepted_options`).
 """
 from __future__ import annotations
 
+import math
 import time as _time
 import warnings
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
+from ..core.solution import Solution
 from ..core.validation import ProblemError
 from ..engine.assemble import build_result
 
-from ..core.solution import Solution
-
 CERTIFY_TOL = 1e-6
-SOLVERS = ("CLARABEL", "ECOS", "SCS")
+SOLVER_ORDER = ("CLARABEL", "ECOS", "SCS", "OSQP", "PIQP", "PROXQP", "QOCO", "MOSEK", "GUROBI", "CPLEX", "COPT",
+                "XPRESS", "CVXOPT", "HIGHS")
+# solvers for linear or mixed-integer programs only: never a fallback for these QPs and conic programs
+_NOT_FALLBACK = {"ECOS_BB", "GLPK", "GLPK_MI", "CBC", "SCIPY", "GLOP", "PDLP", "SCIP", "CUOPT"}
+DEFAULT_SOLVER = "CLARABEL"
 
-# tight settings used when the user does not name a solver: the reference is the yardstick
-_TIGHT = {"CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=500)}
+# tight settings of the attempts marginkit makes itself: the reference is the yardstick
+TIGHT = {"CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=500),
+         "ECOS": dict(abstol=1e-10, reltol=1e-10, feastol=1e-10, max_iters=500),
+         "SCS": dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=50000),
+         "OSQP": dict(eps_abs=1e-9, eps_rel=1e-9, max_iter=100000)}
+
+# keywords CVXPY itself takes in ``Problem.solve`` that make sense for a reference
+_CVXPY_KEYWORDS = {"verbose", "warm_start", "canon_backend", "ignore_dpp", "enforce_dpp"}
+# the documented options of the solvers with a table (CVXPY passes them through to the solver)
+_ECOS_OPTIONS = {"feastol", "abstol", "reltol", "feastol_inacc", "abstol_inacc", "reltol_inacc", "max_iters",
+                 "nitref"}
+_SCS_OPTIONS = {"max_iters", "eps", "eps_abs", "eps_rel", "eps_infeas", "alpha", "time_limit_secs", "normalize",
+                "scale", "adaptive_scale", "rho_x", "acceleration_lookback", "acceleration_interval",
+                "write_data_filename", "log_csv_filename", "use_indirect", "linear_solver", "use_quad_obj"}
+
+
+def accepted_options(solver: str) -> set | None:
+    """The option names ``solver`` accepts through CVXPY (its own settings and CVXPY's keywords), or None when
+    marginkit keeps no table for it (then the solver itself judges its options)."""
+    if solver == "CLARABEL":
+        import clarabel
+        own = {a for a in dir(clarabel.DefaultSettings()) if not a.startswith("_") and a != "default"}
+        return own | {"use_quad_obj", "accept_unknown"} | _CVXPY_KEYWORDS
+    if solver == "ECOS":
+        return _ECOS_OPTIONS | _CVXPY_KEYWORDS
+    if solver == "SCS":
+        return _SCS_OPTIONS | _CVXPY_KEYWORDS
+    return None
+
+
+def check_solver(solver) -> str | None:
+    """``solver`` upper-cased if it is an installed CVXPY solver (None stays None), else a ``ProblemError``."""
+    if solver is None:
+        return None
+    installed = cp.installed_solvers()
+    if not isinstance(solver, str) or solver.upper() not in installed:
+        raise ProblemError(f"solver must be None or an installed CVXPY solver ({', '.join(installed)}); "
+                           f"got {solver!r}")
+    return solver.upper()
+
+
+def check_options(solver: str, options: dict, default: bool = False) -> dict:
+    """``options`` if ``solver`` accepts every one of them, else a ``ProblemError`` naming the unknown ones."""
+    known = accepted_options(solver)
+    if known is None or not options:
+        return dict(options)
+    unknown = sorted(set(options) - known)
+    if unknown:
+        hint = " (without solver=, the options are Clarabel's)" if default else ""
+        raise ProblemError(f"unknown option(s) {unknown} for the CVXPY reference with solver {solver}{hint}; its "
+                           f"options: {', '.join(sorted(known))}")
+    return dict(options)
+
+
+def fallback_solvers() -> list[str]:
+    """The installed solvers in the order a reference tries them (Clarabel, ECOS, SCS, then the others)."""
+    installed = [s for s in cp.installed_solvers() if s not in _NOT_FALLBACK]
+    ordered = [s for s in SOLVER_ORDER if s in installed]
+    return ordered + sorted(s for s in installed if s not in ordered)
+
+
+def pow2(x) -> float:
+    """The power of two nearest to ``x`` (1.0 for 0, inf or NaN): dividing by it is exact in floating point."""
+    x = float(x)
+    if not np.isfinite(x) or x <= 0:
+        return 1.0
+    m, e = math.frexp(x)           # x = m 2^e, m in [0.5, 1)
+    return math.ldexp(1.0, e - 1 if m < math.sqrt(0.5) else e)
+
+
+def data_scale(X) -> float:
+    """A power of two ``c`` with ``max_i ||x_i|| / c`` in ``[1/√2, √2)`` (computed without overflow: first by the
+    largest entry, then by the row norms of the scaled data)."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.size == 0:
+        return 1.0
+    c1 = pow2(np.max(np.abs(data)))
+    Xs = X / c1
+    if sp.issparse(Xs):
+        rn = np.sqrt(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel())
+    else:
+        rn = np.linalg.norm(Xs, axis=1)
+    return c1 * pow2(rn.max())
+
+
+UNIT_BAND = 16.0   # data whose scale is within a factor 16 of 1 are solved as they are (already well-scaled)
+
+
+def banded(c: float) -> float:
+    """``c``, or 1.0 when ``c`` is within :data:`UNIT_BAND` of 1 (no rescaling of already well-scaled data)."""
+    return 1.0 if 1.0 / UNIT_BAND <= c <= UNIT_BAND else c
 
 
 def _status(cvx_status: str) -> str:
-    if cvx_status in ("optimal", "optimal_inaccurate"):
+    if cvx_status in ("optimal", "optimal_inaccurate", "user_limit"):
         return cvx_status
     if cvx_status.startswith("infeasible"):
         return "infeasible"
     if cvx_status.startswith("unbounded"):
         return "unbounded"
-    if cvx_status == "user_limit":
-        return "user_limit"
     return "solver_error"
+
+
+def run_solver(prob: cp.Problem, solver: str, options: dict, user_options: bool = False) -> tuple[str, str]:
+    """Solve ``prob`` once; returns ``(CVXPY status, message)`` and never raises, except a ``ProblemError`` when a
+    solver without an option table rejects the user's own options."""
+    try:
+        with warnings.catch_warnings():   # inaccuracy is reported through the status, not a warning
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                prob.solve(solver=solver, **options)
+    except TypeError as exc:
+        text = str(exc)
+        if user_options and any(k in text for k in ("keyword", "setting", "argument", "option")):
+            raise ProblemError(f"solver {solver} rejected the options {sorted(options)}: {text}") from None
+        return "solver_error", f"{solver}: TypeError: {text}"
+    except cp.error.SolverError as exc:
+        return "solver_error", f"{solver}: {exc}"
+    except Exception as exc:  # noqa: BLE001  (a solver's failure must never take the caller down)
+        return "solver_error", f"{solver}: {type(exc).__name__}: {exc}"
+    status = prob.status or "solver_error"
+    return status, _REASONS.get(status, "returned status {status}").format(solver=solver, status=status)
+
+
+_REASONS = {"optimal": "",
+            "optimal_inaccurate": "{solver} returned an inaccurate solution (status {status})",
+            "user_limit": "{solver} stopped on its iteration or time limit (status {status})",
+            "infeasible": "{solver} reported the problem infeasible",
+            "infeasible_inaccurate": "{solver} reported the problem infeasible (inaccurate)",
+            "unbounded": "{solver} reported the problem unbounded",
+            "unbounded_inaccurate": "{solver} reported the problem unbounded (inaccurate)"}
+
+
+def value_of(expr):
+    """The value of a CVXPY variable or dual as a finite float array, or None (no point, NaN or inf)."""
+    v = expr if isinstance(expr, np.ndarray) else getattr(expr, "value", expr)
+    if v is None:
+        return None
+    try:
+        v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return v if np.all(np.isfinite(v)) else None
+
+
+def no_point(status: str, message: str, **fields) -> Solution:
+    """A solution without a usable point (``w=None``) and the reason."""
+    status = status if status in ("user_limit", "solver_error") else "solver_error"
+    return Solution(w=None, b=np.nan, status=status, info={"message": message}, **fields)
+
+
+def relative_gap(cert: dict) -> float:
+    """``|gap| / max(|primal|, |dual|, gap_scale)`` (or the certificate's own ``relative_gap``); inf if unknown."""
+    if cert.get("relative_gap") is not None:
+        r = float(cert["relative_gap"])
+        return r if np.isfinite(r) else np.inf
+    gap = cert.get("duality_gap", np.nan)
+    scale = max(abs(float(cert.get("primal", np.nan))), abs(float(cert.get("dual", np.nan))),
+                float(cert.get("gap_scale", 0.0)))
+    if not (np.isfinite(gap) and np.isfinite(scale)):
+        return np.inf
+    if scale == 0.0:
+        return 0.0 if gap == 0.0 else np.inf
+    return abs(float(gap)) / scale
+
+
+def certified(cert: dict | None, tol: float = CERTIFY_TOL) -> bool:
+    """Whether the certificate proves ``tol``: relative gap at most ``tol`` and the violations at most ``tol`` times
+    their scales (``violation_scale``, default 1: the right-hand side of ``y_i x_iᵀw >= 1``)."""
+    if not cert:
+        return False
+    viol = cert.get("max_violation", np.inf)
+    ok = relative_gap(cert) <= tol and np.isfinite(viol) and viol <= tol * cert.get("violation_scale", 1.0)
+    if "dual_violation" in cert and "dual_violation_scale" in cert:
+        ok = ok and cert["dual_violation"] <= tol * cert["dual_violation_scale"]
+    return bool(ok)
+
+
+_RANK = {"optimal": 0, "infeasible": 0, "optimal_inaccurate": 1, "user_limit": 2, "unbounded": 3, "solver_error": 4}
+
+
+def _rank(sol: Solution) -> tuple:
+    has_point = sol.w is not None or sol.dual_coef is not None or sol.status == "infeasible"
+    rel = relative_gap(sol.certificate) if sol.certificate else np.inf
+    return (_RANK.get(sol.status, 4) if has_point or sol.status == "solver_error" else 3, rel)
 
 
 class CvxpyReference:
     """Base class: the compiled reference (what ``engine.solve.compile_method(problem, "cvxpy")`` returns, beside
     the compiled plans: ``run() -> Result``, and its ``cvxpy_problem``). Subclasses set ``form`` and implement
-    ``build()`` (returns the ``cp.Problem``) and ``extract(status) -> Solution`` (primal/dual values and the
-    marginkit certificate)."""
+    ``scaling()`` (the internal scale factors, powers of two), ``build(scale) -> (cp.Problem, handles)`` and
+    ``extract(status, handles, scale) -> Solution`` (the point and multipliers mapped back to the user's coordinates
+    and the marginkit certificate computed on the user's data; ``infeasible`` only with marginkit's own proof)."""
 
     form = ""
     method = "cvxpy"
 
     def __init__(self, problem, solver: str | None = None, **solver_options):
-        if solver is not None:
-            if not isinstance(solver, str) or solver.upper() not in SOLVERS:
-                raise ProblemError(f"solver must be one of {SOLVERS}; got {solver!r}")
-            solver = solver.upper()
+        self.solver = check_solver(solver)
+        self.solver_options = check_options(self.solver or DEFAULT_SOLVER, solver_options, default=self.solver is None)
         self.problem = problem
-        self.solver = solver
-        self.solver_options = solver_options
-        self._cvx = None
+        self._user_model = None
+        self._models = None
+        self._scales = [self.identity_scale()]
 
+    # the models ----------------------------------------------------------------------------------------------
     @property
     def cvxpy_problem(self) -> cp.Problem:
-        if self._cvx is None:
-            self._cvx = self.build()
-        return self._cvx
+        """The CVXPY model in the user's coordinates (what ``compile("cvxpy")`` returns)."""
+        if self._user_model is None:
+            self._user_model = self.build(self.identity_scale())
+        return self._user_model[0]
 
-    def build(self) -> cp.Problem:
+    def scaling(self) -> dict:
+        """The internal scale factors (powers of two); the identity by default."""
+        return self.identity_scale()
+
+    def scalings(self) -> list[dict]:
+        """The scaled models to try with each solver, in order (one by default: :meth:`scaling`)."""
+        return [self.scaling()]
+
+    def identity_scale(self) -> dict:
+        return {}
+
+    def scale_problem(self, scale: dict) -> str | None:
+        """A reason not to solve at all (the scaled problem is beyond double precision), or None."""
+        bad = [k for k, v in scale.items() if not (np.isfinite(v) and 1e-300 < v < 1e300)]
+        return f"the internal scale factors {bad} are beyond double precision" if bad else None
+
+    def build(self, scale: dict):
         raise NotImplementedError
 
-    def extract(self, status: str) -> Solution:
+    def extract(self, status: str, handles, scale: dict) -> Solution:
         raise NotImplementedError
 
-    def solve_cvxpy(self, prob: cp.Problem) -> str:
-        solver = self.solver or "CLARABEL"
-        opts = dict(_TIGHT.get(solver, {})) if self.solver is None else {}
-        opts.update(self.solver_options)
-        try:
-            with warnings.catch_warnings():  # inaccuracy is reported through the status, not a warning
-                warnings.simplefilter("ignore", UserWarning)
-                prob.solve(solver=solver, **opts)
-        except cp.error.SolverError:
-            if self.solver is None and solver == "CLARABEL":
-                # fall back to the solver's defaults rather than fail on tight settings
-                try:
-                    prob.solve(solver=solver)
-                except cp.error.SolverError:
-                    return "solver_error"
+    def _model_for(self, scale):
+        """The model at ``scale`` (the user's own model, what ``compile`` returns, when it is the identity)."""
+        key = tuple(sorted(scale.items()))
+        if key == tuple(sorted(self.identity_scale().items())):
+            self.cvxpy_problem
+            return self._user_model
+        if self._models is None:
+            self._models = {}
+        if key not in self._models:
+            self._models[key] = self.build(scale)
+        return self._models[key]
+
+    # solving -------------------------------------------------------------------------------------------------
+    def attempts(self) -> list[tuple[str, dict, bool]]:
+        """``(solver, options, options are the user's)`` in the order they are tried."""
+        if self.solver is not None:
+            return [(self.solver, dict(self.solver_options), bool(self.solver_options))]
+        out = []
+        for s in fallback_solvers():
+            if s == DEFAULT_SOLVER:
+                out.append((s, {**TIGHT.get(s, {}), **self.solver_options}, bool(self.solver_options)))
             else:
-                return "solver_error"
-        return _status(prob.status)
+                out.append((s, dict(TIGHT.get(s, {})), False))
+        return out
 
     def run(self, **options):
         """Solve and return the certified :class:`~marginkit.Result` (the compiled-object protocol)."""
@@ -95,47 +314,124 @@ class CvxpyReference:
             raise ProblemError(f"options {sorted(options)} do not apply to method 'cvxpy'")
         return self.result()
 
+    def _extract_safe(self, status, handles, scale, message) -> Solution:
+        status = _status(status)
+        if status == "solver_error":
+            return no_point("solver_error", message)
+        try:
+            with np.errstate(all="ignore"):
+                sol = self.extract(status, handles, scale)
+        except Exception as exc:  # noqa: BLE001  (the solver's values were unusable)
+            return no_point("solver_error", f"{message + '; ' if message else ''}its solution could not be "
+                                            f"read ({type(exc).__name__}: {exc})")
+        has_point = sol.w is not None or sol.dual_coef is not None
+        if not has_point and sol.status in ("optimal", "user_limit"):
+            sol.status = "user_limit" if status == "user_limit" else "solver_error"
+        if sol.certificate is not None and has_point:
+            ok = certified(sol.certificate)
+            sol.certificate["relative_gap"] = relative_gap(sol.certificate)
+            if sol.status == "optimal" and not ok:
+                sol.status = "optimal_inaccurate"
+            elif sol.status in ("optimal_inaccurate", "user_limit") and ok:
+                sol.status = "optimal"
+        if sol.status != "optimal" and message:
+            sol.info.setdefault("message", message)
+        return sol
+
+    def _attempt(self, prob, handles, scale, solver, opts, user_opts, label):
+        t0 = _time.perf_counter()
+        status, message = run_solver(prob, solver, opts, user_opts)
+        sol = self._extract_safe(status, handles, scale, message)
+        sol.info["solver"] = solver
+        stats = prob.solver_stats if status != "solver_error" else None
+        record = {"solver": label, "cvxpy_status": status, "status": sol.status,
+                  "relative_gap": relative_gap(sol.certificate) if sol.certificate else np.nan,
+                  "message": sol.info.get("message", message), "time": _time.perf_counter() - t0}
+        if len(self._scales) > 1:
+            record["scale"] = dict(scale)
+        return sol, stats, record, float(getattr(prob, "compilation_time", None) or 0.0) if stats else 0.0
+
     def result(self):
         t0 = _time.perf_counter()
-        prob = self.cvxpy_problem
-        compile_start = _time.perf_counter()
-        status = self.solve_cvxpy(prob)
+        self._scales = self.scalings()
+        attempts, best, best_stats, setup = [], None, None, 0.0
+        reasons = [self.scale_problem(sc) for sc in self._scales]
+        for solver, opts, user_opts in self.attempts():
+            done = False
+            for scale, reason in zip(self._scales, reasons):
+                if reason is not None:
+                    continue
+                tb = _time.perf_counter()
+                try:
+                    prob, handles = self._model_for(scale)
+                except Exception as exc:  # noqa: BLE001
+                    attempts.append({"solver": solver, "cvxpy_status": "solver_error", "status": "solver_error",
+                                     "relative_gap": np.nan, "time": 0.0,
+                                     "message": f"the model could not be built ({type(exc).__name__}: {exc})"})
+                    continue
+                setup += _time.perf_counter() - tb
+                tries = [(opts, user_opts, solver)]
+                if solver == DEFAULT_SOLVER and self.solver is None and opts:
+                    tries.append(({}, False, solver + " (defaults)"))   # when the tight settings raise
+                for o, uo, label in tries:
+                    sol, stats, record, ct = self._attempt(prob, handles, scale, solver, o, uo, label)
+                    setup += ct
+                    attempts.append(record)
+                    if best is None or _rank(sol) < _rank(best):
+                        best, best_stats = sol, stats
+                    if record["cvxpy_status"] != "solver_error":
+                        break
+                if best.status in ("optimal", "infeasible"):
+                    done = True
+                    break
+            if done:
+                break
         elapsed = _time.perf_counter() - t0
-        sol = self.extract(status)
-        sol.info.setdefault("solver", self.solver or "CLARABEL")
-        stats = prob.solver_stats
-        if stats is not None:
-            sol.iterations = int(stats.num_iters or 0)
-            sol.info["solve_time"] = stats.solve_time
-        sol.info["compile_time"] = getattr(prob, "compilation_time", None) or (compile_start - t0)
-        # setup: building the model and CVXPY's compilation; the rest of the wall time is the solve
-        setup = min(elapsed, (compile_start - t0) + (getattr(prob, "compilation_time", None) or 0.0))
+        if best is None:
+            best = no_point("solver_error", "not solved: " + "; ".join(r for r in reasons if r))
+        sol = best
+        if sol.status in ("solver_error", "user_limit") and sol.w is None and sol.dual_coef is None and attempts:
+            if any(a["cvxpy_status"] == "user_limit" for a in attempts):
+                sol.status = "user_limit"
+            tried = "; ".join(_describe(a) for a in attempts)
+            sol.info["message"] = f"no solver returned a usable point ({tried})"
+        elif len(attempts) > 1 and sol.status not in ("optimal", "infeasible"):
+            sol.info.setdefault("message", "no solver certified the answer; the best point is reported")
+        if best_stats is not None:
+            sol.iterations = int(best_stats.num_iters or 0)
+            sol.info["solve_time"] = best_stats.solve_time
+        sol.info["attempts"] = attempts
+        setup = min(elapsed, setup)
         sol.setup_time, sol.time = setup, elapsed - setup
-        cert = sol.certificate
-        if cert is not None:
-            cert.setdefault("solver", sol.info["solver"])
-            if sol.status == "optimal" and not certified(cert):
-                sol.status = "optimal_inaccurate"
+        solver = sol.info.get("solver") or (self.solver or DEFAULT_SOLVER)
+        sol.info["solver"] = solver
+        if sol.certificate is None:
+            sol.certificate = {"primal": np.nan, "dual": np.nan, "duality_gap": np.nan, "max_violation": np.nan,
+                               "relative_gap": np.nan}
+        sol.certificate["solver"] = solver
         return build_result(self.problem, sol, "cvxpy")
 
 
+def _describe(attempt: dict) -> str:
+    text = attempt["message"] or f"status {attempt['status']}"
+    name = attempt["solver"].split()[0]
+    if text.startswith(name + ": "):
+        text = text[len(name) + 2:]
+    elif text.startswith(name + " "):
+        text = text[len(name) + 1:]
+    return f"{attempt['solver']}: {text}"
+
+
 def solve_auxiliary(prob: cp.Problem, **clarabel_options) -> str:
-    """Solve a helper model (hull distance, λ*, Farkas certificate, δ_A): Clarabel first, then ECOS and SCS if
-    it fails numerically; returns the CVXPY status (``solver_error`` if every solver failed)."""
-    attempts = [("CLARABEL", clarabel_options), ("CLARABEL", {}), ("ECOS", {}), ("SCS", {"eps": 1e-9})]
+    """Solve a helper model (hull distance, λ*, Farkas certificate, δ_A): Clarabel first, then Clarabel's defaults,
+    ECOS, SCS and the other installed solvers if it fails; returns the CVXPY status (``solver_error`` if every
+    solver failed or none returned a finite point). Never raises."""
+    attempts = [("CLARABEL", clarabel_options), ("CLARABEL", {})] if clarabel_options else [("CLARABEL", {})]
+    attempts += [(s, {"eps": 1e-9} if s == "SCS" else {}) for s in fallback_solvers() if s != "CLARABEL"]
     for solver, opts in attempts:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                prob.solve(solver=solver, **opts)
-        except cp.error.SolverError:
-            continue
-        if prob.status in ("optimal", "optimal_inaccurate", "infeasible", "unbounded"):
-            return prob.status
+        status, _ = run_solver(prob, solver, opts)
+        if status in ("infeasible", "unbounded"):
+            return status
+        if status in ("optimal", "optimal_inaccurate") and all(value_of(v) is not None for v in prob.variables()):
+            return status
     return "solver_error"
-
-
-def certified(cert: dict, tol: float = CERTIFY_TOL) -> bool:
-    scale = max(1.0, abs(cert.get("primal", 0.0)))
-    return (abs(cert.get("duality_gap", np.inf)) <= tol * scale
-            and cert.get("max_violation", np.inf) <= tol * max(1.0, cert.get("violation_scale", 1.0)))

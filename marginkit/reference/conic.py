@@ -27,7 +27,7 @@ from ..core.linalg import spectral_norm_sq
 from ..operators.projections import project_soc_rows, project_svm_dual
 from ..core.solution import Solution
 from ..operators.hinge import best_offset, perturbed_primal_value, smoothed_hinge_grad
-from .base import CvxpyReference, certified, solve_auxiliary
+from .base import CvxpyReference, certified, no_point, solve_auxiliary, value_of
 
 NONSEPARABLE_TOL = 1e-6  # 3||v_D|| below this (normalised units) and no certified hyperplane -> "infeasible"
 
@@ -53,21 +53,28 @@ class EllipsoidSeparationReference(CvxpyReference):
 
     form = "EllipsoidSeparation"
 
-    def build(self):
-        self.op = esp_operator(self.problem)
+    @property
+    def op(self) -> ESPOperator:
+        return esp_operator(self.problem)
+
+    def build(self, scale):
         s, t, w = cp.Variable(), cp.Variable(), cp.Variable(self.op.d)
         cones = esp_cones(self.op, s, t, w)
-        self._vars = (s, t, w, cones)
-        return cp.Problem(cp.Maximize(s + t - 0.5 * (cp.square(s) + cp.square(t) + cp.sum_squares(w))), cones)
+        return (cp.Problem(cp.Maximize(s + t - 0.5 * (cp.square(s) + cp.square(t) + cp.sum_squares(w))), cones),
+                (s, t, w, cones))
 
-    def extract(self, status):
-        if status not in ("optimal", "optimal_inaccurate"):
-            return Solution(w=None, b=np.nan, status=status)
+    def extract(self, status, handles, scale):
+        if status not in ("optimal", "optimal_inaccurate", "user_limit"):
+            return no_point("solver_error", f"the solver reported {status}: (R2) is always feasible and bounded")
         op = self.op
-        s, t, w, (con_c, con_d) = self._vars
-        v = np.concatenate([[float(s.value), float(t.value)], np.asarray(w.value, float)])
-        lam, P = con_c.dual_value
-        mu, Q = con_d.dual_value
+        s, t, w, (con_c, con_d) = handles
+        vals = [value_of(s), value_of(t), value_of(w)]
+        duals = [con_c.dual_value, con_d.dual_value]
+        if any(v is None for v in vals) or any(d is None for d in duals):
+            return no_point(status, f"the solver returned no point (status {status})")
+        v = np.concatenate([np.ravel(vals[0]), np.ravel(vals[1]), vals[2]])
+        lam, P = (np.asarray(x, float) for x in duals[0])
+        mu, Q = (np.asarray(x, float) for x in duals[1])
         xc = project_soc_rows(np.column_stack([np.ravel(lam), -np.reshape(P, (op.j, op.d))]))
         xd = project_soc_rows(np.column_stack([np.ravel(mu), -np.reshape(Q, (op.l, op.d))]))
         cw, rc, dw, rd = op.support(v[2:])
@@ -75,7 +82,8 @@ class EllipsoidSeparationReference(CvxpyReference):
         dual = op.objective(xc, xd)
         viol = max(0.0, float(np.max(v[0] + cw + rc)), float(np.max(v[1] - dw + rd)))
         norm_v = float(np.linalg.norm(v))
-        cert = {"primal": primal, "dual": dual, "duality_gap": dual - primal, "max_violation": viol,
+        # the data are normalised by the operator (alpha): the gap is measured against that unit scale
+        cert = {"primal": primal, "dual": dual, "duality_gap": dual - primal, "max_violation": viol, "gap_scale": 1.0,
                 "v_D_norm": norm_v, "hull_residual": float(np.linalg.norm(op.b - op.forward(xc, xd)))}
         info = {"v_D": v, "alpha": op.alpha}
         status = _certified_status(status, cert)
@@ -108,6 +116,8 @@ class EllipsoidSeparationReference(CvxpyReference):
         v = ref.info.get("v_D")
         if v is None:
             out.update(v_D=None, v_D_norm=np.nan, separable=False)
+            if ref.status != "infeasible":
+                out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
             return out
         nv = float(np.linalg.norm(v))
         xbar = np.sqrt(float((ref.dual["x_c"] ** 2).sum() + (ref.dual["x_d"] ** 2).sum()))
@@ -123,14 +133,14 @@ def hull_distance_R3(problem):
     op = esp_operator(problem)
     s, t, w = cp.Variable(), cp.Variable(), cp.Variable(op.d)
     prob = cp.Problem(cp.Maximize(s + t), esp_cones(op, s, t, w) + [cp.norm(w) <= 1])
-    solve_auxiliary(prob)
-    if prob.status not in ("optimal", "optimal_inaccurate"):
+    status = solve_auxiliary(prob)
+    wv, sv, tv = value_of(w), value_of(s), value_of(t)
+    if status not in ("optimal", "optimal_inaccurate") or wv is None or sv is None or tv is None:
         return np.nan, None, np.nan
-    M = max(0.0, float(prob.value))
-    wv = np.asarray(w.value, float)
+    M = max(0.0, float(sv + tv))
     if M <= 0 or np.linalg.norm(wv) == 0:
         return M, None, np.nan
-    return M, wv / np.linalg.norm(wv), 0.5 * float(t.value - s.value)
+    return M, wv / np.linalg.norm(wv), 0.5 * float(tv - sv)
 
 
 def hull_distance_R4(problem) -> float:
@@ -147,8 +157,8 @@ def hull_distance_R4(problem) -> float:
     cons = [cp.SOC(xc[:, 0], xc[:, 1:], axis=1), cp.SOC(xd[:, 0], xd[:, 1:], axis=1),
             cp.sum(xc[:, 0]) == 1, cp.sum(xd[:, 0]) == 1]
     prob = cp.Problem(cp.Minimize(cp.norm(hull_point(op.c, op.A, xc) - hull_point(op.dc, op.B, xd))), cons)
-    solve_auxiliary(prob)
-    return float(prob.value)
+    status = solve_auxiliary(prob)
+    return float(prob.value) if status in ("optimal", "optimal_inaccurate") and prob.value is not None else np.nan
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -177,19 +187,19 @@ class PerturbedSVMDualReference(CvxpyReference):
 
     form = "PerturbedSVMDual"
 
-    def build(self):
+    def build(self, scale):
         p = self.problem
         a = cp.Variable(p.n)
         w = p.X.T @ cp.multiply(p.y, a)
-        self._vars = (a,)
         obj = -0.5 * cp.sum_squares(w) + cp.sum(a) - 0.5 * p.mu * cp.sum_squares(a)
-        return cp.Problem(cp.Maximize(obj), [a >= 0, a <= p.gamma, p.y @ a == 0])
+        return cp.Problem(cp.Maximize(obj), [a >= 0, a <= p.gamma, p.y @ a == 0]), (a,)
 
-    def extract(self, status):
+    def extract(self, status, handles, scale):
         p = self.problem
-        if status not in ("optimal", "optimal_inaccurate"):
-            return Solution(w=None, status=status)
-        a = project_svm_dual(np.asarray(self._vars[0].value, float), p.y, p.gamma, method="sort")
+        av = value_of(handles[0]) if status in ("optimal", "optimal_inaccurate", "user_limit") else None
+        if av is None:
+            return no_point(status, f"the solver returned no point (status {status})")
+        a = project_svm_dual(av, p.y, p.gamma, method="sort")
         w = np.asarray(p.X.T @ (p.y * a)).ravel()
         t = best_offset(np.asarray(p.X @ w).ravel(), p.y, p.gamma, p.mu)
         g, f = _perturbed_certificate(p, a, w, t)
@@ -219,6 +229,8 @@ class PerturbedSVMDualReference(CvxpyReference):
             out.update(g_star=g, r_star=a, w_star=ref.w, t_star=ref.b,
                        properly_classified=np.flatnonzero(a < problem.gamma * (1 - 1e-9)),
                        initial_distance_sq_bound=2.0 * g / problem.mu + float(a @ a))
+        else:
+            out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
         return out
 
 
@@ -232,19 +244,20 @@ class PerturbedSVMPrimalReference(CvxpyReference):
 
     form = "PerturbedSVMPrimal"
 
-    def build(self):
+    def build(self, scale):
         p = self.problem
         w, t = cp.Variable(p.d), cp.Variable()
         theta = cp.multiply(p.y, p.X @ w + t)
-        self._vars = (w, t)
         loss = cp.sum(cp.huber(cp.pos(1 - theta), p.mu * p.gamma)) / (2.0 * p.mu)
-        return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + loss))
+        return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + loss)), (w, t)
 
-    def extract(self, status):
+    def extract(self, status, handles, scale):
         p = self.problem
-        if status not in ("optimal", "optimal_inaccurate"):
-            return Solution(w=None, status=status)
-        w, t = np.asarray(self._vars[0].value, float), float(self._vars[1].value)
+        ok = status in ("optimal", "optimal_inaccurate", "user_limit")
+        w, t = (value_of(handles[0]), value_of(handles[1])) if ok else (None, None)
+        if w is None or t is None:
+            return no_point(status, f"the solver returned no point (status {status})")
+        t = float(t)
         theta = p.y * p.scores(w, t)
         a = project_svm_dual(-smoothed_hinge_grad(theta, p.gamma, p.mu), p.y, p.gamma, method="sort")
         f = p.objective(w, t)

@@ -7,7 +7,7 @@ import numpy as np
 from ..core.mirror import grad_half_sq_norm
 from ..core.solution import Solution
 from ..formulations.intersection import dual_value
-from .base import CvxpyReference
+from .base import CvxpyReference, no_point, value_of
 
 
 class IntersectionReference(CvxpyReference):
@@ -17,7 +17,7 @@ class IntersectionReference(CvxpyReference):
 
     form = "ProjectionOntoIntersection"
 
-    def build(self):
+    def build(self, scale):
         P = self.problem
         th = cp.Variable(P.d)
         if P.p == 2.0:
@@ -26,22 +26,22 @@ class IntersectionReference(CvxpyReference):
             u0 = grad_half_sq_norm(P.point, P.p)
             obj = 0.5 * cp.square(cp.pnorm(th, P.p, approx=False)) - u0 @ th
         cons = [K.cvxpy_constraints(th) for K in P.sets]
-        self._vars = (th, cons)
-        return cp.Problem(cp.Minimize(obj), [c for group in cons for c in group])
+        return cp.Problem(cp.Minimize(obj), [c for group in cons for c in group]), (th, cons)
 
-    def extract(self, status):
+    def extract(self, status, handles, scale):
         P = self.problem
         if status in ("infeasible", "unbounded"):
+            # the sets' intersection is empty: no Farkas certificate is checked here, so the claim is the solver's
             return Solution(w=None, status="infeasible",
                             certificate={"primal": np.inf, "dual": np.inf, "duality_gap": np.nan,
                                          "max_violation": np.nan})
-        if status not in ("optimal", "optimal_inaccurate"):
-            return Solution(w=None, status=status)
-        th, cons = self._vars
-        w = np.asarray(th.value, float)
+        th, cons = handles
+        w = value_of(th)
+        if w is None:
+            return no_point(status, f"the solver returned no point (status {status})")
         lams = np.array([-K.dual_domain_projection(-K.multiplier(c, w)) for K, c in zip(P.sets, cons)])
         primal, dual = P.objective(w), dual_value(P, lams)
-        cert = {"primal": primal, "dual": dual, "duality_gap": primal - dual,
+        cert = {"primal": primal, "dual": dual, "duality_gap": primal - dual, "gap_scale": 1.0,
                 "max_violation": P.max_violation(w), "violation_scale": max(1.0, float(np.abs(P.point).max()))}
         return Solution(w=w, status=status, certificate=cert, dual={"lambda": lams})
 
@@ -52,4 +52,6 @@ class IntersectionReference(CvxpyReference):
                "L": 1.0 / (problem.p - 1.0)}
         if ref.status in ("optimal", "optimal_inaccurate"):
             out.update(psi_star=ref.value, w=ref.w, lambda_star=ref.dual["lambda"])
+        elif ref.status != "infeasible":
+            out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
         return out
