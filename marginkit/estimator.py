@@ -200,6 +200,13 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{who}: the method reported the problem infeasible")
         if result.w is None and result.dual_coef is None:
             raise RuntimeError(f"{who} failed with status {result.status!r}; no classifier was found")
+        if result.status == "infeasible_inaccurate":
+            if self.problem == "max-margin" and _certified_not_separable(problem):
+                raise ValueError(not_separable)
+            warnings.warn(f"{who}: no separator with a margin above tol·max||x_i|| exists; the data may still be "
+                          "separable with a tinier margin: decrease tol, or use problem='soft-margin'",
+                          ConvergenceWarning, stacklevel=3)
+            return
         if result.status == "user_limit":
             if self.problem == "max-margin" and not result.margin > 0 and _certified_not_separable(problem):
                 raise ValueError(not_separable)

@@ -9,7 +9,8 @@ import numpy as np
 from .kernels import gram
 from .validation import ProblemError, check_matrix
 
-STATUSES = ("optimal", "optimal_inaccurate", "infeasible", "unbounded", "user_limit", "solver_error")
+STATUSES = ("optimal", "optimal_inaccurate", "infeasible", "infeasible_inaccurate", "unbounded", "user_limit",
+            "solver_error")
 
 
 def geometric_margin(scores: np.ndarray, y: np.ndarray, norm_w: float) -> float:

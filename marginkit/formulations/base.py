@@ -104,8 +104,9 @@ class Problem:
         is matched by a method that does not claim a separator; otherwise the relative gap of
         ``agreement_metric`` (an objective may undershoot the reference by rounding only, ``10 tol``)."""
         if ref.status == "infeasible":
-            return res.status in ("infeasible", "user_limit") and not (np.isfinite(res.margin) and res.margin > 0)
-        if res.status in ("solver_error", "infeasible", "unbounded"):
+            return res.status in ("infeasible", "infeasible_inaccurate", "user_limit") and not (
+                np.isfinite(res.margin) and res.margin > 0)
+        if res.status in ("solver_error", "infeasible", "infeasible_inaccurate", "unbounded"):
             return False
         g = gaps[self.agreement_metric]
         if self.agreement_metric == "objective_gap":

@@ -8,9 +8,14 @@ lower bound. So every plan keeps
 * ``margin = min_i y_i x_iᵀw / ||w||``                  (achieved, lower bound on γ̄)
 * ``dual_bound = min over seen q of ||Σ q_i y_i x_i||``  (certified upper bound on γ̄)
 
-and reports ``optimal`` only when ``dual_bound − margin <= tol · dual_bound``: the status never claims
-more than the certificate proves. ``infeasible`` is reported when ``dual_bound <= tol · R`` while the
-iterate does not separate (the data are not separable to that tolerance; Gordan's alternative).
+and reports ``optimal`` only when the certified relative gap ``(dual_bound − margin)/dual_bound <= tol``
+(scale-free: both bounds scale with the data); ``certificate["relative_gap"]`` is that number. The status
+never claims more than the certificate proves. When ``dual_bound <= tol · R`` while the iterate does not
+separate, no separator has a margin above ``tol · R`` (Gordan's alternative to tolerance ``tol``): the plan
+then tries to *prove* non-separability by an exact hull point (:func:`hull_certificate`: a non-negative
+least-squares solve over the simplex, dense data of moderate size only) and reports ``infeasible`` only when
+``||Σ q_i y_i x_i|| <= HULL_TOL · R · sqrt(n)`` (a convex-hull certificate at the level of rounding), else
+``infeasible_inaccurate`` (separability not excluded).
 """
 from __future__ import annotations
 
@@ -22,6 +27,52 @@ from ...core.linalg import SignedData
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ...core.solution import Solution
+
+HULL_TOL = 1e-12          # hull point ||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n) (Σq = 1) proves non-separability
+HULL_MAX_ENTRIES = 2_000_000   # n·d above which no exact hull point is attempted (dense data only)
+
+
+def hull_certificate(X, y, bias: bool):
+    """An exact-arithmetic-level hull point: ``q >= 0`` with ``Σ q = 1`` (with a bias: ``½`` per class)
+    minimising ``||Σ q_i y_i x_i||``, by one non-negative least-squares solve (Lawson–Hanson, finite active
+    set) with the mass constraints as heavily weighted rows. Returns ``(q, ||Σ q_i y_i x_i||)`` after exact
+    renormalisation of the masses, or ``None`` when the data are not a dense in-memory array of moderate
+    size. ``||Σ q_i y_i x_i||`` is a certified upper bound on the max margin for any such ``q``."""
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.size > HULL_MAX_ENTRIES or X.shape[0] > 5000:
+        return None
+    try:
+        from scipy.optimize import nnls
+    except ImportError:  # pragma: no cover
+        return None
+    y = np.asarray(y, dtype=float)
+    n, d = X.shape
+    R = float(np.sqrt((X * X).sum(axis=1)).max())
+    if not np.isfinite(R) or R == 0.0:
+        return None
+    A = (X * y[:, None]).T / R
+    rho = 1e3 * max(1.0, float(np.sqrt(n)))
+    if bias:
+        pos = y > 0
+        rows = np.vstack([pos, ~pos]).astype(float) * rho
+        rhs = np.concatenate([np.zeros(d), [0.5 * rho, 0.5 * rho]])
+    else:
+        rows = np.full((1, n), rho)
+        rhs = np.concatenate([np.zeros(d), [rho]])
+    try:
+        q, _ = nnls(np.vstack([A, rows]), rhs, maxiter=max(50 * n, 1000))
+    except Exception:  # no convergence of the active set: no proof
+        return None
+    if bias:
+        mp, mn = float(q[pos].sum()), float(q[~pos].sum())
+        if mp <= 0 or mn <= 0:
+            return None
+        q = np.where(pos, 0.5 * q / mp, 0.5 * q / mn)
+    else:
+        m = float(q.sum())
+        if m <= 0:
+            return None
+        q = q / m
+    return q, float(np.linalg.norm(X.T @ (q * y)))
 
 
 @dataclass
@@ -69,20 +120,44 @@ class MarginPlan(IterationPlan):
     def stop(self, state, budget):
         m = self.margin(state)
         ub = state.dual_bound
-        if np.isfinite(ub) and m > 0 and ub - m <= budget.tol * ub:
+        if np.isfinite(ub) and ub > 0 and m > 0 and ub - m <= budget.tol * ub:
             return "optimal"
         if ub <= budget.tol * self.R and m <= 0:
-            return "infeasible"
+            return "infeasible" if self.hull_proof() is not None else "infeasible_inaccurate"
         return None
+
+    def hull_proof(self):
+        """``(q, ||Σ q_i y_i x_i||)`` when an exact hull point proves the data not separable (at rounding
+        level: ``<= HULL_TOL·R·sqrt(n)``), else ``None``."""
+        form = self.form
+        if getattr(form, "kernel", None) not in (None, "linear"):
+            return None
+        cert = hull_certificate(form.X, form.y, bool(getattr(form, "bias", False)))
+        if cert is None or not cert[1] <= HULL_TOL * self.R * np.sqrt(max(self.n, 1)):
+            return None
+        return cert
+
+    @staticmethod
+    def relative_gap(m: float, ub: float) -> float:
+        """The certified relative gap ``(γ̄ − γ)/γ̄`` (``inf`` without a positive finite bound)."""
+        return (ub - m) / ub if np.isfinite(ub) and ub > 0 else np.inf
+
+    def add_hull_proof(self, cert: dict, status: str) -> None:
+        if status == "infeasible":
+            proof = self.hull_proof()
+            if proof is not None:
+                cert.update(hull_weights=proof[0], hull_distance=proof[1], margin_upper=min(cert["margin_upper"],
+                                                                                             proof[1]))
 
     def snapshot(self, state):
         return state.w.copy()
 
     def solution(self, state, status) -> Solution:
         m = self.margin(state)
+        rel = self.relative_gap(m, state.dual_bound)
         cert = {"margin_lower": m, "margin_upper": state.dual_bound,
-                "gap_bound": state.dual_bound - m, "relative_gap_bound": (state.dual_bound - m) / state.dual_bound
-                if np.isfinite(state.dual_bound) and state.dual_bound > 0 else np.inf}
+                "gap_bound": state.dual_bound - m, "relative_gap_bound": rel, "relative_gap": rel}
+        self.add_hull_proof(cert, status)
         return Solution(w=state.w.copy(), status=status, certificate=cert)
 
 

@@ -341,8 +341,10 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
     def solution(self, st, status) -> Solution:
         m, ub = self.margin(st), st.dual_bound
+        rel = self.relative_gap(m, ub)
         cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m,
-                "relative_gap_bound": (ub - m) / ub if np.isfinite(ub) and ub > 0 else np.inf}
+                "relative_gap_bound": rel, "relative_gap": rel}
+        self.add_hull_proof(cert, status)
         return Solution(w=None if st.w is None else st.w.copy(), status=status, certificate=cert,
                         dual={"u": st.u.copy(), "a": -st.u},
                         dual_coef=self.op.dual_coef(st.u) if st.w is None else None)
@@ -393,13 +395,20 @@ class InertialDiagonalDescent(DiagonalDescent):
                               u_prev=st.u, s_prev=st.s)
 
 
+def relative_gap(primal: float, lower: float) -> float:
+    """Certified relative gap of a minimisation: ``(P − D)/D`` with a certified lower bound ``D > 0`` on the
+    optimal value (``inf`` without one)."""
+    return (primal - lower) / lower if lower > 0 and np.isfinite(lower) else np.inf
+
+
 # the soft-margin SVM without bias (fixed λ = 1/C) ---------------------------------------------------------
 class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
     """AP Algorithm 1 with ``λ_t ≡ 1/C``: projected gradient ``a ← clip(a + γ(1 − Qa), 0, C)`` on the SVM
     dual (4.9) (``a = −u``), i.e. it solves ``min ½||w||² + C Σ hinge`` without a bias (AP-8).
 
     Certificate: the duality gap ``P(w) − D(a) = ½||w||² + C Σ hinge(s_i) − (1ᵀa − ½||w||²)`` at the
-    iterate, whose ``a`` is always in ``[0, C]^n``; ``optimal`` when ``gap <= tol · max(1, P(w))``.
+    iterate, whose ``a`` is always in ``[0, C]^n`` (so ``D(a) <= P*``); ``optimal`` when the certified relative gap
+``(P(w) − D(a))/D(a) <= tol`` with ``D(a) > 0`` (scale-free; never claimed without a positive lower bound).
     """
 
     name = "diagonal"
@@ -438,7 +447,7 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
 
     def stop(self, st, budget):
         primal, dual = self.values(st)
-        return "optimal" if primal - dual <= budget.tol * max(1.0, abs(primal)) else None
+        return "optimal" if dual > 0 and primal - dual <= budget.tol * dual else None
 
     def snapshot(self, st):
         return None if st.w is None else st.w.copy()
@@ -446,7 +455,7 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
     def solution(self, st, status) -> Solution:
         primal, dual = self.values(st)
         cert = {"primal": primal, "dual": dual, "duality_gap": primal - dual,
-                "relative_gap": (primal - dual) / max(1.0, abs(primal)), "max_violation": 0.0}
+                "relative_gap": relative_gap(primal, dual), "max_violation": 0.0}
         return Solution(w=None if st.w is None else st.w.copy(), status=status, certificate=cert,
                         dual={"u": st.u.copy(), "a": -st.u},
                         dual_coef=self.op.dual_coef(st.u) if st.w is None else None)

@@ -278,9 +278,11 @@ class HomotopicSubgradient(MarginPlan):
     def solution(self, st, status) -> Solution:
         p = self.out(st)
         m, ub = self.point_margin(p), st.dual_bound
+        rel = self.relative_gap(m, ub)
         cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m,
-                "relative_gap_bound": (ub - m) / ub if np.isfinite(ub) and ub > 0 else np.inf,
+                "relative_gap_bound": rel, "relative_gap": rel,
                 "stage": st.k, "lambda": self.lam(st.k), "subgradient_evaluations": st.t}
+        self.add_hull_proof(cert, status)
         b = self.posthoc_bias(p) if self.bias else 0.0
         return Solution(w=p.w.copy(), b=b, status=status, certificate=cert,
                         info={"learned_bias": p.b} if self.bias else {})

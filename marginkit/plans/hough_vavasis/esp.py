@@ -125,6 +125,7 @@ class _ESPPlan(IterationPlan):
         f = op.objective(st.xc, st.xd)
         lb = op.lower_bound(v)
         cert = {"objective": f, "lower_bound": lb, "objective_gap_bound": f - lb,
+                "relative_gap": (f - lb) / lb if lb > 0 else np.inf,
                 "residual_norm": float(np.linalg.norm(self.residual(st))), "gradient_mapping": st.grad_map,
                 "separability_radius_upper": 3.0 * float(np.linalg.norm(self.residual(st))) * op.alpha}
         info = {"stop": self.config.stop, "orientation": branch, "residual": self.residual(st), "alpha": op.alpha,
@@ -170,7 +171,7 @@ class ESPFista(_ESPPlan):
     D-ellipsoid strictly above (or the reverse) -- is the certificate, and the status is ``optimal``.
     ``stop="tol"``: the paper's baseline of Table 1, the gradient-mapping norm ``||y_k − x_{k+1}|| <= tol``
     (**typo resolved**: §4.1 prints ``proj_𝒞(x + 𝒜ᵀv_k/L)``; the gradient mapping is taken at ``y_k``); the
-    status is ``optimal`` only if the certified gap ``f(x) − f_lower <= tol·max(1, f)`` (see
+    status is ``optimal`` only if the certified relative gap ``(f(x) − f_lower)/f_lower <= tol`` with ``f_lower > 0`` (see
     :meth:`~marginkit.operators.ellipsoids.ESPOperator.lower_bound`), else ``optimal_inaccurate``.
     Either way ``infeasible`` is reported when ``3||v_k|| <= tol`` without a separator (then ``δ_𝒜 <= tol`` in
     normalised units), and a hyperplane is returned only when (28) certifies it.
@@ -216,7 +217,8 @@ class ESPFista(_ESPPlan):
         if not branch:
             return "infeasible" if self.infeasible(st, budget.tol) else "optimal_inaccurate"
         f = self.op.objective(st.xc, st.xd)
-        return "optimal" if f - self.op.lower_bound(v) <= budget.tol * max(1.0, f) else "optimal_inaccurate"
+        lb = self.op.lower_bound(v)
+        return "optimal" if lb > 0 and f - lb <= budget.tol * lb else "optimal_inaccurate"
 
 
 class ESPPdhg(_ESPPlan):

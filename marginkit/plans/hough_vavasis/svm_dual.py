@@ -89,7 +89,10 @@ class SVMDualFista(IterationPlan):
     ``stale_max`` stale steps. **Ambiguity resolved (stall guard)**: stale steps are counted only after the first
     certification (``p_best > 0``) and not before ``min_iter``; taken literally the rule stops at iteration 2 with
     ``T = ∅``. The early stop (or ``D_k <= tol·γ``) reports ``optimal`` only when the relative gap
-    ``(P − g)/max(1, |P|) <= tol``, else ``optimal_inaccurate``. ``stop="tol"``: stop when that gap is ``<= tol``.
+    ``<= tol``, else ``optimal_inaccurate``. ``stop="tol"``: stop when that gap is ``<= tol``. The relative gap is
+    certified and scale-free: ``(P − g)/g`` (``g > 0``, a lower bound on the SVM's optimal ``P*``) when the
+    problem is the SVM primal, ``(P − g)/P`` (``g >= 0``, ``P`` an upper bound on the dual's optimum) when the
+    problem is the perturbed dual (a maximisation); ``inf`` (never ``optimal``) without such a bound.
 
     A subclass says which μ the iteration uses and which one the certificate refers to (:meth:`mus`).
     """
@@ -172,7 +175,17 @@ class SVMDualFista(IterationPlan):
 
     def relative_gap(self, st) -> float:
         primal, dual, _ = self.values(st)
-        return (primal - dual) / max(1.0, abs(primal))
+        return self.relative_of(primal, dual)
+
+    maximise = False   # is the problem's objective the dual value g (a maximisation bounded above by P)?
+
+    def relative_of(self, primal: float, dual: float) -> float:
+        """Certified relative gap: ``(P − g)/g`` for the primal (min), ``(P − g)/P`` for the dual (max)."""
+        if not (np.isfinite(primal) and np.isfinite(dual)):
+            return np.inf
+        if self.maximise:
+            return (primal - dual) / primal if primal > 0 and dual >= 0 else np.inf
+        return (primal - dual) / dual if dual > 0 else np.inf
 
     # hooks -----------------------------------------------------------------------------------------
     def init(self, rng, warm_start, budget):
@@ -227,7 +240,7 @@ class SVMDualFista(IterationPlan):
     def solution(self, st, status) -> Solution:
         primal, dual, b = self.values(st)
         cert = self.certificate(primal, dual)
-        cert.update(relative_gap=(primal - dual) / max(1.0, abs(primal)), gradient_mapping=st.grad_map)
+        cert.update(relative_gap=self.relative_of(primal, dual), gradient_mapping=st.grad_map)
         info = {"stop": self.config.stop, "variant": self.momentum_variant, "projection": self.projection,
                 "L": self.L, "mu": self.mu_dual}
         if self.mu_dual > 0:
@@ -291,6 +304,8 @@ class PerturbedDualFista(SVMDualFista):
         stale_max: int = 2              # stale steps before the early stop
         min_iter: int = 0               # no early stop before this iteration
         constraints: ClassVar[dict] = DUAL_CONSTRAINTS
+
+    maximise = True
 
     def mus(self):
         mu = float(self.form.mu)

@@ -134,7 +134,9 @@ class RowConstraints:
         gap = np.maximum(self.c_shift, 0.0) if self.margin else np.abs(self.c_shift)
         rq = np.sqrt(self.L * (form.p - 1.0))
         self.distance_scale = float(np.max(np.where(zero, 0.0, gap / np.where(zero, 1.0, rq)), initial=0.0))
-        self.violation_scale = max(1.0, float(np.max(np.abs(self.c))))
+        # the data's own scale of a violation: 1 for margins (right-hand side 1), max|y| for interpolation
+        cmax = float(np.max(np.abs(self.c), initial=0.0))
+        self.violation_scale = 1.0 if self.margin or not cmax > 0 else cmax
         empty_i, empty_f = _readonly(np.zeros(0, dtype=np.int32)), _readonly(np.zeros(0))
         if self.sparse:
             self._kernel_data = (_readonly(np.zeros((0, 0))), _readonly(self.X.data), _readonly(self.X.indices),
@@ -256,7 +258,8 @@ class SetConstraints:
         self.farkas_rows = np.zeros(0, dtype=int)
         self.x0 = x0
         self.distance_scale = max(lp_norm(x0 - K.project(x0), form.p) for K in self.sets)
-        self.violation_scale = max(1.0, float(np.max(np.abs(x0))))
+        xmax = float(np.max(np.abs(x0), initial=0.0))   # the point's own scale (1 if it is 0)
+        self.violation_scale = xmax if xmax > 0 else 1.0
 
     def rmatvec(self, lam):
         return lam.sum(axis=0)

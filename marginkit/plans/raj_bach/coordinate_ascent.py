@@ -32,13 +32,17 @@ image ``θ(λ)`` is returned:
   ``−σ_{Y_i}(−λ_i) <= λ_iᵀa_iᵀθ``). When the constraints are infeasible the dual is unbounded, λ diverges and
   this ratio grows without bound (RB Conclusion (2)).
 
-``optimal`` is reported when ``max_violation <= tol·violation_scale`` (``max(1, |c|_∞)`` for rows,
-``max(1, |point|_∞)`` for sets) and ``|duality_gap| <= tol·max(1, |primal|)`` (the gap at an infeasible θ
-can be negative);
+``optimal`` is reported when ``max_violation <= tol·violation_scale`` (1 for margins, ``|y|_∞`` for
+interpolation, ``|point|_∞`` for sets: the data's own scale) and the certified relative gap
+``|duality_gap|/dual <= tol`` with ``dual > 0`` (a certified lower bound on the optimal value; the gap at an
+infeasible θ can be negative); ``certificate["relative_gap"]`` is that number;
 ``infeasible`` when a zero row carries a constraint no θ can meet (a Farkas certificate ``e_i``), or when
 ``distance_lower_bound`` exceeds ``1/tol`` times the distance from ``θ0`` to the farthest single constraint set
 (the constraints are then inconsistent to relative tolerance ``tol``; for margins this is "not separable to
-tolerance tol", as for :class:`~marginkit.plans.common.margin.MarginPlan`) while ``θ(λ)`` does not separate.
+tolerance tol", as for :class:`~marginkit.plans.common.margin.MarginPlan`) while ``θ(λ)`` does not separate
+*and* a rounding-level proof is found (:meth:`DualCoordinatePlan.infeasibility_proof`: an exact hull point for
+margins, a least-squares Farkas vector for interpolation; for sets the distance test itself); without the proof
+that case is ``infeasible_inaccurate``.
 
 The certificate costs one product with X (about a third of an epoch); ``stop`` computes its dual half
 (O(n + d), enough for the infeasibility test's trigger) at every call and the full certificate only when the
@@ -66,6 +70,7 @@ from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
+from ..common.margin import HULL_MAX_ENTRIES, HULL_TOL, hull_certificate
 from ..common.numba_rows import BACKEND, resolve_backend
 from .constraints import RowConstraints, SetConstraints, compiled_kernels
 from .cost import epoch_cost_ratio
@@ -222,24 +227,55 @@ class DualCoordinatePlan(IterationPlan):
         if budget.tol > 0 and scale > 0 and self.dual_certificate(state)["distance_lower_bound"] * budget.tol >= scale:
             c = self.certificate(state)
             if not c.get("separates", False):
-                return "infeasible"
+                # inconsistent to relative tolerance tol; ``infeasible`` only with a rounding-level proof
+                return "infeasible" if self.infeasibility_proof() is not None else "infeasible_inaccurate"
             full = True
         epoch = state.t // max(self.system.n, 1)
         if not full and state.residual >= state.check_below and epoch < state.check_at:
             return None
         c = self.certificate(state)
         vtol = budget.tol * self.system.violation_scale
-        gtol = budget.tol * max(1.0, abs(c["primal"]))
-        if c["max_violation"] <= vtol and abs(c["duality_gap"]) <= gtol:
+        bounded = c["dual"] > 0 and np.isfinite(c["dual"])   # a positive certified lower bound on the optimum
+        gtol = budget.tol * c["dual"] if bounded else 0.0
+        if bounded and c["max_violation"] <= vtol and abs(c["duality_gap"]) <= gtol:
             return "optimal"
         # not yet: schedule the next check (this state is the one the next epoch starts from)
         need = min(vtol / c["max_violation"] if c["max_violation"] > vtol else 1.0,
-                   gtol / abs(c["duality_gap"]) if abs(c["duality_gap"]) > gtol else 1.0)
+                   gtol / abs(c["duality_gap"]) if abs(c["duality_gap"]) > gtol else (1.0 if bounded else 0.0))
         if not np.isfinite(need):
             need = 0.0
         state.check_below = state.residual * min(0.75, max(0.25, need))
         state.check_at = epoch + max(4, epoch // 8)
         return None
+
+    def infeasibility_proof(self):
+        """A rounding-level proof that no θ meets the constraints, or ``None``: for margins an exact hull point
+        ``q`` (``Σq = 1``, ``||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n)``, Gordan); for interpolation the least-squares
+        residual ``r = y − X X⁺y`` (``Xᵀr = 0`` to rounding while ``yᵀr = ||r||² > 0``, Farkas); dense data of
+        moderate size only. For sets the distance test is kept as the certificate (``{"sets": True}``)."""
+        sys_ = self.system
+        if not isinstance(sys_, RowConstraints):
+            return {"sets": True}
+        X = sys_.X
+        if not isinstance(X, np.ndarray) or X.size > HULL_MAX_ENTRIES:
+            return None
+        n = X.shape[0]
+        if sys_.margin:
+            cert = hull_certificate(X, sys_.s, False)
+            R = float(np.sqrt((X * X).sum(axis=1)).max()) if n else 0.0
+            if cert is None or not cert[1] <= HULL_TOL * R * np.sqrt(max(n, 1)):
+                return None
+            return {"hull_weights": cert[0], "hull_distance": cert[1]}
+        y = sys_.c
+        try:
+            r = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
+        except np.linalg.LinAlgError:
+            return None
+        nr, ny = float(np.linalg.norm(r)), float(np.linalg.norm(y))
+        if not (nr > 1e-10 * ny and float(np.linalg.norm(X.T @ r)) <= HULL_TOL * np.sqrt(max(n, 1))
+                * float(np.linalg.norm(X)) * nr):
+            return None
+        return {"farkas_lambda": r / nr}
 
     def snapshot(self, state):
         return self.certificate(state)["theta"].copy()
@@ -248,10 +284,15 @@ class DualCoordinatePlan(IterationPlan):
         c = self.certificate(state)
         cert = {k: c[k] for k in ("primal", "dual", "duality_gap", "max_violation", "distance_lower_bound")}
         cert["violation_scale"] = self.system.violation_scale
+        cert["relative_gap"] = relative_gap(cert["primal"], cert["dual"])
         if len(self.system.farkas_rows):
             i = int(self.system.farkas_rows[0])
             cert.update(primal=np.inf, duality_gap=np.nan, distance_lower_bound=np.inf,
                         farkas_lambda=np.eye(1, self.system.n, i).ravel())
+        if status == "infeasible" and not len(self.system.farkas_rows):
+            proof = self.infeasibility_proof()
+            if proof:
+                cert.update({k: v for k, v in proof.items() if k != "sets"})
         ref = self.form.cached_reference()
         if ref is not None and ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None:
             cert["reference_gap"] = float(ref.value) - c["dual"]
@@ -262,6 +303,13 @@ class DualCoordinatePlan(IterationPlan):
         w = np.array(c.get("point", c["theta"]), dtype=float)
         return Solution(w=w, status=status, certificate=cert, dual={"lambda": np.array(c["lam"])}, info=info)
 
+
+
+def relative_gap(primal: float, dual: float) -> float:
+    """``|P − D|/D`` with the certified lower bound ``D > 0`` on the optimal value (``inf`` without one)."""
+    if not (np.isfinite(primal) and np.isfinite(dual)) or dual <= 0:
+        return np.inf
+    return abs(primal - dual) / dual
 
 
 def bregman(a, b, p) -> float:

@@ -30,8 +30,8 @@ Resolved here (each once):
   safeguard), so the fixed point and the certificate are those of the full problem. ``shrinking=False``
   visits every coordinate in every epoch.
 * **Certificate** (stop rule): the duality gap ``P(w) − D(a)``, where ``a ∈ [0, C]^n`` always holds, so
-  ``D(a) <= P* <= P(w)``; ``optimal`` when ``P(w) − D(a) <= tol · max(1, D(a))``, which implies
-  ``(P(w) − P*)/max(1, P*) <= tol``. ``P(w)`` costs one product with ``X``; it is computed only when the
+  ``D(a) <= P* <= P(w)``; ``optimal`` when the certified relative gap ``(P(w) − D(a))/D(a) <= tol`` with
+  ``D(a) > 0``, which implies ``(P(w) − P*)/P* <= tol`` at every scale of the data. ``P(w)`` costs one product with ``X``; it is computed only when the
   epoch's projected-gradient range over the full set is below ``eps_pg`` (liblinear's own stop test, free
   during the epoch), and ``eps_pg`` is divided by 4 after every check that does not certify ``tol``; the
   projected gradient tends to 0, so a certificate is always reached.
@@ -238,7 +238,7 @@ class DualCoordinateDescent(IterationPlan):
         st.checked = st.t
 
     def relative_gap(self, st) -> float:
-        return (st.primal - st.dual) / max(1.0, st.dual)
+        return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
 
     def start_a(self, warm_start):
         if warm_start is None:
