@@ -15,6 +15,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser():
     p = _Parser(prog="marginkit", description="Margin problems: certified references and first-order plans.")
+    from marginkit import __version__
+    p.add_argument("--version", action="version", version=f"marginkit {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     sub.required = True
     sub.add_parser("list", help="problems in the catalog and their methods")

@@ -87,3 +87,12 @@ def test_mnist_main_job_figure1_ordering():
     i100 = int(np.flatnonzero(it >= 100)[0])
     slope = np.log(g[-1] / g[i100]) / np.log(it[-1] / it[i100])
     assert slope <= -1.5
+
+
+def test_version_prints_the_package_version(capsys):
+    import marginkit
+    from marginkit.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"marginkit {marginkit.__version__}"
