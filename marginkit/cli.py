@@ -56,6 +56,11 @@ def _run_options(args):
     return opts
 
 
+def _progress(done: int, total: int, row: dict) -> None:
+    """One line per finished row on stderr (the table itself goes to stdout at the end)."""
+    print(f"[{done}/{total}] {row['method']:<28s} {row['status']:<12s} {row['time']:.3g}s", file=sys.stderr, flush=True)
+
+
 def _check_output_path(path: str, flag: str) -> None:
     """``path`` can be written: not a directory, and its nearest existing parent is a writable directory."""
     from marginkit import ProblemError
@@ -140,7 +145,7 @@ def main(argv=None) -> int:
                     raise ProblemError(f"--plot: cannot write into {folder!r} (no such writable directory)")
             prob = catalog.load(args.name, quick=args.quick)
             opts = _run_options(args)  # each method's own default budget unless --max-iter is given
-            rep = marginkit.cross_validate(prob, methods=methods, **opts)
+            rep = marginkit.cross_validate(prob, methods=methods, progress=_progress, **opts)
             print(rep.table())
             if args.plot:
                 rep.plot(args.plot, title=f"{args.name}: gap against iteration")

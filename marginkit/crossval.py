@@ -79,10 +79,11 @@ class Report:
 
 
 def cross_validate(problem, methods=None, method_options: dict | None = None, solver: str | None = None,
-                   **options) -> Report:
+                   progress=None, **options) -> Report:
     """Run each method (default: every method listed for ``problem``) and the certified reference on the
     same problem. ``options`` (e.g. ``max_iter``, ``seed``) go to every first-order method;
-    ``method_options={"diagonal": {...}}`` to one."""
+    ``method_options={"diagonal": {...}}`` to one. ``progress(done, total, row)``, if given, is called as each row
+    finishes (the command line prints it, so a long comparison is never silent)."""
     available = _methods(problem)
     if methods is None:
         methods = [m for m in available if m != "cvxpy"]
@@ -90,6 +91,8 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
         methods = [methods]          # one method name, not its characters
     elif not isinstance(methods, (list, tuple)) or not all(isinstance(m, str) for m in methods):
         raise ProblemError(f"methods must be None, a method name or a list of names; got {methods!r}")
+    if progress is not None and not callable(progress):
+        raise ProblemError(f"progress must be None or callable(done, total, row); got {progress!r}")
     if method_options is not None and not isinstance(method_options, dict):
         raise ProblemError(f"method_options must be a dict of method -> options; got {method_options!r}")
     for m in methods:
@@ -102,6 +105,9 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
                      "objective_gap": 0.0, "margin_gap": 0.0, "angle_gap": 0.0, "tolerance": 1e-6,
                      "agrees": ref.status in ("optimal", "infeasible")})
     rep.results["cvxpy"] = ref
+    total = 1 + sum(m != "cvxpy" for m in methods)
+    if progress is not None:
+        progress(1, total, rep.rows[-1])
     for m in methods:
         if m == "cvxpy":
             continue
@@ -111,4 +117,6 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
         rep.rows.append({"method": m, "status": res.status, "iterations": res.iterations, "time": res.time,
                          **gaps, "tolerance": tol, "agrees": problem.agrees(gaps, res, ref, tol)})
         rep.results[m] = res
+        if progress is not None:
+            progress(len(rep.rows), total, rep.rows[-1])
     return rep

@@ -96,3 +96,15 @@ def test_version_prints_the_package_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"marginkit {marginkit.__version__}"
+
+
+def test_cross_validate_reports_progress_row_by_row():
+    X = np.random.default_rng(0).standard_normal((30, 4))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    seen = []
+    rep = mk.cross_validate(mk.MaxMargin(X, y), methods=["dual-accelerated", "batch-perceptron"], max_iter=20,
+                            progress=lambda done, total, row: seen.append((done, total, row["method"])))
+    assert seen == [(1, 3, "cvxpy"), (2, 3, "dual-accelerated"), (3, 3, "batch-perceptron")]
+    assert [r["method"] for r in rep.rows] == [m for _, _, m in seen]
+    with pytest.raises(mk.ProblemError, match="progress"):
+        mk.cross_validate(mk.MaxMargin(X, y), methods="gd", progress=3)

@@ -408,7 +408,7 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
 
     Certificate: the duality gap ``P(w) − D(a) = ½||w||² + C Σ hinge(s_i) − (1ᵀa − ½||w||²)`` at the
     iterate, whose ``a`` is always in ``[0, C]^n`` (so ``D(a) <= P*``); ``optimal`` when the certified relative gap
-``(P(w) − D(a))/D(a) <= tol`` with ``D(a) > 0`` (scale-free; never claimed without a positive lower bound).
+    ``(P(w) − D(a))/D(a) <= tol`` with ``D(a) > 0`` (scale-free; never claimed without a positive lower bound).
     """
 
     name = "diagonal"
