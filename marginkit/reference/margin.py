@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from ..core.solution import Solution
 from .base import CvxpyReference, banded, data_scale, no_point, pow2, solve_auxiliary, value_of
@@ -137,6 +138,8 @@ class MaxMarginReference(CvxpyReference):
                        support_vectors=np.array([], int), lambda_star=np.nan)
             if ref.status != "infeasible":
                 out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
+            elif problem.kernel is None and not problem.bias:
+                out["condition"] = 0.0   # not strictly separable: the max margin of the normalised rows is 0
             return out
         f = ref.decision_function(problem.X)
         active = np.flatnonzero(problem.y * f <= 1 + 1e-6)
@@ -151,7 +154,26 @@ class MaxMarginReference(CvxpyReference):
                    hull_distance=ref.margin if not problem.bias else np.nan)
         if problem.kernel is None:
             out["lambda_star"] = _lambda_star(problem, ref.w, np.flatnonzero(loose))
+            if not problem.bias:
+                out["condition"] = _condition(problem)
         return out
+
+
+def _condition(problem) -> float:
+    """The Goffin–Cheung–Cucker / Renegar measure of the separability system ``y_i x_iᵀw > 0``: the max margin of
+    the row-normalised data, ``ρ = max_{||w|| <= 1} min_i y_i x_iᵀw/||x_i||`` (Cheung & Cucker 2001; Renegar's
+    distance to ill-posedness for this system). It does not change when a row is multiplied by a positive number,
+    and it is 0 when the data are not strictly separable (a zero row included); ``1/ρ`` is the condition number
+    of the perceptron-type bounds. Computed by the certified reference of the normalised problem."""
+    norms = problem.row_norms()
+    if np.any(norms == 0):
+        return 0.0
+    X = problem.X
+    Xn = sp.diags(1.0 / norms) @ X if sp.issparse(X) else X / norms[:, None]
+    sub = type(problem)(Xn, problem.y).reference()
+    if sub.status == "infeasible":
+        return 0.0
+    return float(sub.margin) if sub.status in ("optimal", "optimal_inaccurate") and sub.margin > 0 else np.nan
 
 
 def _lambda_star(problem, wstar, active) -> float:
