@@ -263,21 +263,15 @@ def _margin_upper_bound(problem, ref) -> float:
 
 def _svm_dual_bound(problem, ref) -> float:
     """``D(a) = Σ a_i − ½||Σ a_i y_i x_i||² <= P*`` at the reference's ``a`` clipped to ``[0, C]`` and, with a bias,
-    the larger class's multipliers scaled down so that ``Σ a_i y_i = 0`` (then weak duality holds exactly)."""
+    balanced onto ``Σ a_i y_i = 0`` (then weak duality holds exactly): the reference's own ``balance`` and
+    ``dual_value``, imported here because the reference layer imports CVXPY."""
+    from .reference.certificates import balance
+    from .reference.svm import dual_value
     a = _multipliers(ref, "a")
     if a is None:
         return -np.inf
     a = np.clip(a, 0.0, problem.C)
-    y = problem.y
-    if problem.bias:
-        pos = y > 0
-        sp, sn = float(a[pos].sum()), float(a[~pos].sum())
-        if sp > sn:
-            a[pos] *= sn / sp
-        elif sn > sp:
-            a[~pos] *= sp / sn
-    v = _signed_sum(problem, a * y)
-    return float(a.sum() - 0.5 * v @ v)
+    return dual_value(problem, balance(a, problem.y) if problem.bias else a)
 
 
 def _angle_gap(w, ref) -> float:

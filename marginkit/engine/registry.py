@@ -263,13 +263,6 @@ def cards(form: str | None = None, tag: str | None = None) -> list[MethodCard]:
     return [c for c in METHODS if (form is None or c.form == form) and (tag is None or tag in c.tags)]
 
 
-def card(name: str, form: str) -> MethodCard:
-    for c in METHODS:
-        if c.name == name and c.form == form:
-            return c
-    raise ProblemError(f"no method {name!r} for the form {form}")
-
-
 def reference_card(form: str) -> MethodCard:
     """The CVXPY reference of ``form`` (``ProblemError`` when there is none)."""
     for c in METHODS:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.params import Boolean, Interval, IsCallable, check_value
 from ..core.result import Trace
-from ..core.solution import Solution  # noqa: F401  (re-exported for plans)
+from ..core.solution import Solution
 from ..core.validation import ProblemError
 from .assemble import build_result, fill_test_error
 
@@ -92,6 +92,21 @@ def make_rng(seed):
         return np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
         raise ProblemError(f"seed must be None, a non-negative int, a SeedSequence or a Generator; got {seed!r} ({exc})") from None
+
+
+def _all_finite(value, depth: int = 0) -> bool:
+    """True when no float array in ``value`` (a state: dataclass, NamedTuple, tuple of arrays) is NaN or inf."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind != "f" or bool(np.isfinite(value).all())
+    if depth > 2 or value is None or isinstance(value, (str, bytes, int, float, np.generic)):
+        return True
+    if isinstance(value, tuple):
+        items = value
+    elif hasattr(value, "__dataclass_fields__"):
+        items = [getattr(value, f) for f in value.__dataclass_fields__]
+    else:
+        return True
+    return all(_all_finite(v, depth + 1) for v in items)
 
 
 class _Log:
@@ -263,10 +278,10 @@ class IterationPlan:
         return None
 
     def finite(self, state) -> bool:
-        """Whether the state's iterate is finite (the run loop's guard, checked after every step); by default the
-        snapshot is checked. A plan whose iterate lives elsewhere overrides it."""
-        v = self.snapshot(state)
-        return v is None or bool(np.all(np.isfinite(v)))
+        """Whether every floating-point array the state holds is finite (the run loop's guard, checked after every
+        step). It reads the stored arrays only, one pass over memory: no product with the data, no certificate
+        (``snapshot`` may compute those, so it is not used here)."""
+        return _all_finite(state)
 
     def solution(self, state, status) -> Solution:
         raise NotImplementedError

@@ -24,12 +24,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.linalg import SignedData
+from ...core.validation import read_only
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ...core.solution import Solution
 
 HULL_TOL = 1e-12          # hull point ||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n) (Σq = 1) proves non-separability
 HULL_MAX_ENTRIES = 2_000_000   # n·d above which no exact hull point is attempted (dense data only)
+
+
+def data_cached(form, key: str, compute):
+    """``compute()`` once per problem: a proof that depends on the data only (not on a run) is kept in the problem's
+    own cache, beside its row norms, so ``stop`` and ``solution`` do not solve for it twice."""
+    cache = getattr(form, "_cache", None)
+    if cache is None:
+        return compute()
+    if key not in cache:
+        cache[key] = read_only(compute())   # shared by every run on the problem
+    return cache[key]
 
 
 def hull_certificate(X, y, bias: bool):
@@ -132,7 +144,8 @@ class MarginPlan(IterationPlan):
         form = self.form
         if getattr(form, "kernel", None) not in (None, "linear"):
             return None
-        cert = hull_certificate(form.X, form.y, bool(getattr(form, "bias", False)))
+        bias = bool(getattr(form, "bias", False))
+        cert = data_cached(form, "hull_proof", lambda: hull_certificate(form.X, form.y, bias))
         if cert is None or not cert[1] <= HULL_TOL * self.R * np.sqrt(max(self.n, 1)):
             return None
         return cert

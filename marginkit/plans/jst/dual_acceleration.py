@@ -28,8 +28,6 @@ from ..common.margin import MarginPlan, MarginState, logsumexp, softmax
 
 LOSSES = Options("exp", "logistic")
 
-JST = "Ji, Srebro & Telgarsky (2021)"
-
 
 @dataclass
 class MomentumState(MarginState):

@@ -70,7 +70,7 @@ from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
-from ..common.margin import HULL_MAX_ENTRIES, HULL_TOL, hull_certificate
+from ..common.margin import HULL_MAX_ENTRIES, HULL_TOL, data_cached, hull_certificate
 from ..common.numba_rows import BACKEND, resolve_backend
 from .constraints import RowConstraints, SetConstraints, compiled_kernels
 from .cost import epoch_cost_ratio
@@ -252,7 +252,11 @@ class DualCoordinatePlan(IterationPlan):
         """A rounding-level proof that no θ meets the constraints, or ``None``: for margins an exact hull point
         ``q`` (``Σq = 1``, ``||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n)``, Gordan); for interpolation the least-squares
         residual ``r = y − X X⁺y`` (``Xᵀr = 0`` to rounding while ``yᵀr = ||r||² > 0``, Farkas); dense data of
-        moderate size only. For sets the distance test is kept as the certificate (``{"sets": True}``)."""
+        moderate size only. For sets the distance test is kept as the certificate (``{"sets": True}``). Computed once
+        per problem (it depends on the data only)."""
+        return data_cached(self.form, "infeasibility_proof", self._infeasibility_proof)
+
+    def _infeasibility_proof(self):
         sys_ = self.system
         if not isinstance(sys_, RowConstraints):
             return {"sets": True}
