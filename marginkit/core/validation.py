@@ -190,6 +190,16 @@ def check_real_targets(y, n: int, name: str = "y") -> np.ndarray:
     return check_vector(y, name, size=n)
 
 
+def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> np.ndarray:
+    """A read-only float copy of per-sample weights: length ``n``, finite, nonnegative, not all zero."""
+    s = check_vector(sample_weight, name, size=n)
+    if np.any(s < 0):
+        raise ProblemError(f"{name} must be nonnegative; got a minimum of {float(s.min()):g}")
+    if not np.any(s > 0):
+        raise ProblemError(f"{name} must have at least one positive entry (all are zero)")
+    return s
+
+
 def check_positive(value, name: str, allow_none: bool = False, strict: bool = True):
     if value is None and allow_none:
         return None

@@ -21,6 +21,7 @@ CHECKS = {
     "no_kernel": lambda p: getattr(p, "kernel", None) is None,
     "no_bias": lambda p: not getattr(p, "bias", False),
     "p_at_most_2": lambda p: getattr(p, "p", 2.0) <= 2.0,
+    "unweighted": lambda p: getattr(p, "sample_weight", None) is None,
 }
 
 
@@ -86,6 +87,9 @@ LP_AT_MOST_2 = (("p_at_most_2", "RB's dual coordinate methods need ψ = ½||·||
                                 "for 1 < p <= 2 only: for p > 2 it has zero curvature on the axes (along e_2 at e_1), "
                                 "ψ* is not smooth and the steps 1/L_i of RB Lemma 1 do not exist; use 'cvxpy'"),)
 
+UNWEIGHTED = (("unweighted", "this method solves the problem with one C for every sample: no sample_weight "
+                             "(use a method listed by methods(problem))"),)
+
 # the order of the table is the order of ``methods(problem)`` (after the reference)
 METHODS: tuple[MethodCard, ...] = (
     MethodCard('dual-accelerated', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAccelerated',
@@ -147,25 +151,25 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))',
                converges_to='soft-margin SVM solution (bias=False), C = 1/λ',
                rate="dual objective O(1/t) (projected gradient, γ <= 1/‖Q‖); linear under Lemma 5.4's error bound",
-               tolerance=0.0001, requires=HINGE_DUAL, tags=('hinge', 'diagonal')),
+               tolerance=0.0001, requires=HINGE_DUAL + UNWEIGHTED, tags=('hinge', 'diagonal')),
     MethodCard('fista', 'SoftMarginSVM', 'marginkit.plans.hough_vavasis.svm_dual:SoftMarginFista',
                paper='Beck & Teboulle (2009) FISTA on the SVM dual (12); knapsack projection of Hough & Vavasis (2025)',
                algorithm='FISTA with function restart on the dual (12), projection onto Ω (13)–(14) (§2.6)',
                converges_to='the soft-margin SVM optimum (w*, b*) (dual coefficients with a kernel)',
                rate='dual objective O(1/k²) (Beck Thm 10.34); linear with mu > 0 (V-FISTA, of the perturbed problem)',
-               tolerance=1e-06, requires=(), tags=('fista', 'accelerated', 'svm')),
+               tolerance=1e-06, requires=UNWEIGHTED, tags=('fista', 'accelerated', 'svm')),
     MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
                paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
                algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = Hsieh et al. Alg. 1 with shrinking), numba epochs',
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
-               tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm')),
+               tolerance=0.0001, requires=BOX_DUAL + UNWEIGHTED, tags=('coordinate', 'svm')),
     MethodCard('cvxpy', 'SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference',
                paper='CVXPY reference',
                algorithm='interior point (Clarabel/ECOS) or SCS',
                converges_to='certified optimum',
                rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
+               tolerance=1e-06, requires=UNWEIGHTED, tags=('reference',)),
     MethodCard('fista', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPFista',
                paper='Hough & Vavasis (2025)',
                algorithm='FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)',

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.mirror import bregman_lp
-from ..core.validation import ProblemError, check_bool, check_positive, check_vector
+from ..core.validation import ProblemError, check_bool, check_positive, check_sample_weight, check_vector
 from .base import _LabelledData
 
 
@@ -91,20 +91,39 @@ class MinNormFeasibility(_LabelledData):
 
 
 class SoftMarginSVM(_LabelledData):
-    """``min ½||w||² + C Σ max(0, 1 − y_i(x_i^T w + b))``."""
+    """``min ½||w||² + Σ C_i max(0, 1 − y_i(x_i^T w + b))`` with ``C_i = C·s_i``.
+
+    ``sample_weight`` (``s``, nonnegative, not all zero; None: all ones) scales each sample's C, as in
+    scikit-learn's ``SVC.fit(sample_weight=...)``; the dual box becomes ``0 <= a_i <= C_i`` (:attr:`box`).
+    """
 
     form = "SoftMarginSVM"
 
-    def __init__(self, X, y, C: float = 1.0, bias: bool = True, kernel=None, gamma=None):
+    def __init__(self, X, y, C: float = 1.0, bias: bool = True, kernel=None, gamma=None, sample_weight=None):
         self._set_data(X, y)
         object.__setattr__(self, "C", check_positive(C, "C"))
         object.__setattr__(self, "bias", check_bool(bias, "bias"))
+        object.__setattr__(self, "sample_weight", None if sample_weight is None
+                           else check_sample_weight(sample_weight, self.n))
         self._set_kernel(kernel, gamma)
         self._freeze()
 
+    @property
+    def box(self) -> np.ndarray:
+        """The per-sample upper bounds ``C_i = C·s_i`` of the dual box (read-only, length n)."""
+        if "box" not in self._cache:
+            b = np.full(self.n, self.C) if self.sample_weight is None else self.C * self.sample_weight
+            b.flags.writeable = False
+            self._cache["box"] = b
+        return self._cache["box"]
+
+    @property
+    def weighted(self) -> bool:
+        return self.sample_weight is not None
+
     def objective(self, w, b=0.0) -> float:
         hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
-        return 0.5 * float(np.dot(w, w)) + self.C * float(hinge.sum())
+        return 0.5 * float(np.dot(w, w)) + float(self.box @ hinge)
 
     def _value_fields(self, out, sol, f, nw):
         coef = out["dual_coef"]
@@ -114,7 +133,8 @@ class SoftMarginSVM(_LabelledData):
         """Objective for ``f = Σ coef_i k(x_i, ·) + b``: ``½ coefᵀK coef + C Σ hinge``."""
         K = self.gram()
         f = K @ coef + b
-        return 0.5 * float(coef @ f - b * coef.sum()) + self.C * float(np.maximum(0, 1 - self.y * f).sum())
+        return 0.5 * float(coef @ f - b * coef.sum()) + float(self.box @ np.maximum(0, 1 - self.y * f))
 
     def __repr__(self):
-        return f"SoftMarginSVM(n={self.n}, d={self.d}, C={self.C:g}, bias={self.bias})"
+        sw = ", sample_weight=..." if self.sample_weight is not None else ""
+        return f"SoftMarginSVM(n={self.n}, d={self.d}, C={self.C:g}, bias={self.bias}{sw})"
