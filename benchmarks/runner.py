@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 import traceback
 from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
-from . import rows_cost, rows_race
+from . import rows_bias, rows_cost, rows_race
 from .datasets import FULL, QUICK, Sizes
 from .objective import ROW_FIELDS, STATUSES, Row
 from .report import format_table, jsonable, machine_info, write_readme_table, write_results
@@ -40,6 +41,7 @@ ROWS: dict[str, Callable[[Sizes], list]] = {
     "hard-margin-mnist": rows_race.hard_margin_mnist,
     "svm-dense": rows_race.svm_dense,
     "svm-sparse": rows_race.svm_sparse,
+    "svm-bias": rows_bias.svm_bias,
     "iteration-cost": rows_cost.iteration_cost,
     "coordinate-epoch": rows_cost.coordinate_epoch,
     "esp-early-stop": rows_race.esp_early_stop,
@@ -85,7 +87,7 @@ def _log(msg):
 
 def main(quick: bool = False, output: str | None = None, only=None) -> int:
     """Run the suite (``quick``: tiny sizes), print the table, write ``output`` (default ``results.json`` in this
-    folder, or ``results-quick.json`` for ``quick``). A full run to the default output also refreshes the table in
+    folder, or for ``quick`` ``results-quick.json`` in a new temporary directory, whose path is printed). A full run to the default output also refreshes the table in
     this folder's ``README.md``. Returns the exit status (0)."""
     from threadpoolctl import threadpool_limits
     cfg = QUICK if quick else FULL
@@ -110,8 +112,9 @@ def main(quick: bool = False, output: str | None = None, only=None) -> int:
     results = {"machine": info, "quick": bool(quick), "sizes": jsonable(asdict(cfg)), "rows": rows,
                "fields": list(ROW_FIELDS), "seconds": round(time.perf_counter() - t0, 1)}
     default = output is None
-    if output is None:
-        output = str(HERE / ("results-quick.json" if quick else "results.json"))
+    if output is None:   # a quick run is a smoke test: it never writes into the repository or the working directory
+        output = (os.path.join(tempfile.mkdtemp(prefix="marginkit-bench-"), "results-quick.json") if quick
+                  else str(HERE / "results.json"))
     results = write_results(results, output, partial=bool(only))
     table = format_table(results)
     print(table)

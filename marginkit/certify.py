@@ -10,8 +10,9 @@ accuracy (weak duality), and the status is the one a marginkit method would have
   certified upper bound on the max margin is ``γ̄ = ||Σ q_i y_i x_i||`` at the reference's multipliers normalised
   into the simplex (with a bias, mass ½ on each class); ``relative_gap = (γ̄ − γ)/γ̄``.
 * :class:`~marginkit.SoftMarginSVM`: the answer is taken as is (the objective depends on its scale);
-  ``relative_gap = (P(w, b) − D)/D`` with ``D`` the dual value at the reference's multipliers in ``[0, C]`` (with
-  a bias, rebalanced so that ``Σ a_i y_i = 0``), a lower bound on the optimal value ``P*``.
+  ``relative_gap = (P(w, b) − D)/D`` with ``D`` the dual value at the reference's multipliers in ``[0, C_i]`` (with
+  a bias, rebalanced so that ``Σ a_i y_i = 0``), a lower bound on the optimal value ``P*``; with sample weights the
+  box is ``C_i = C·s_i`` and ``P`` the weighted objective.
 * :class:`~marginkit.MinNormFeasibility`: ``relative_gap = max(P(w) − D, P_ref − P(w), 0)/D`` (``D``: the
   reference's certified dual value; the second term catches an infeasible answer below the optimum), and
   ``optimal`` also needs ``max_violation <= tol·max|c|`` (``c``: the right-hand sides, 1 for margins).
@@ -262,7 +263,7 @@ def _margin_upper_bound(problem, ref) -> float:
 
 
 def _svm_dual_bound(problem, ref) -> float:
-    """``D(a) = Σ a_i − ½||Σ a_i y_i x_i||² <= P*`` at the reference's ``a`` clipped to ``[0, C]`` and, with a bias,
+    """``D(a) = Σ a_i − ½||Σ a_i y_i x_i||² <= P*`` at the reference's ``a`` clipped to ``[0, C_i]`` and, with a bias,
     balanced onto ``Σ a_i y_i = 0`` (then weak duality holds exactly): the reference's own ``balance`` and
     ``dual_value``, imported here because the reference layer imports CVXPY."""
     from .reference.certificates import balance
@@ -270,7 +271,7 @@ def _svm_dual_bound(problem, ref) -> float:
     a = _multipliers(ref, "a")
     if a is None:
         return -np.inf
-    a = np.clip(a, 0.0, problem.C)
+    a = np.clip(a, 0.0, problem.box)   # C_i = C·s_i: the weighted problem's box (all C without weights)
     return dual_value(problem, balance(a, problem.y) if problem.bias else a)
 
 

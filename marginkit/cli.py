@@ -19,7 +19,11 @@ def _parser():
     p.add_argument("--version", action="version", version=f"marginkit {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     sub.required = True
-    sub.add_parser("list", help="problems in the catalog and their methods")
+    ls = sub.add_parser("list", help="problems in the catalog and their methods; --method M: M's options")
+    ls.add_argument("--method", default=None, metavar="M",
+                    help="describe method M: its options, defaults, accepted values and meanings")
+    ls.add_argument("--problem", default=None, metavar="FORM",
+                    help="with --method: the problem form (e.g. SoftMarginSVM) or catalog NAME, when M exists on several")
     s = sub.add_parser("solve", help="solve a catalog problem (or an .npz instance file) with one method")
     s.add_argument("name")
     s.add_argument("--method", default="cvxpy")
@@ -42,7 +46,8 @@ def _parser():
     k.add_argument("--quick", action="store_true", help="reduced instance size (as used by the tests)")
     b = sub.add_parser("bench", help="performance suite: times and ratios against CVXPY and scikit-learn")
     b.add_argument("--quick", action="store_true", help="tiny sizes (what the test suite runs)")
-    b.add_argument("--output", default=None, help="where to write results.json (default benchmarks/results.json)")
+    b.add_argument("--output", default=None, help="where to write results.json (default benchmarks/results.json; "
+                   "with --quick, a new temporary directory)")
     b.add_argument("--only", default=None, help="comma-separated row names to run")
     return p
 
@@ -56,9 +61,43 @@ def _run_options(args):
     return opts
 
 
+def _progress_line(done: int, total: int, row: dict) -> str:
+    note = row.get("note", "")
+    return f"[{done}/{total}] {row['method']:<28s} {row['status']:<12s} {row['time']:.3g}s  {note}".rstrip()
+
+
 def _progress(done: int, total: int, row: dict) -> None:
     """One line per finished row on stderr (the table itself goes to stdout at the end)."""
-    print(f"[{done}/{total}] {row['method']:<28s} {row['status']:<12s} {row['time']:.3g}s", file=sys.stderr, flush=True)
+    print(_progress_line(done, total, row), file=sys.stderr, flush=True)
+
+
+class _ProgressBar:
+    """``compare``'s progress on stderr: a ``tqdm`` bar with each finished row written above it when stderr is a
+    terminal (and tqdm is installed), plain lines otherwise (logs, pipes, CI)."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.bar = None
+        self.tqdm = None
+        if getattr(self.stream, "isatty", lambda: False)():
+            try:
+                from tqdm import tqdm
+                self.tqdm = tqdm
+            except ImportError:
+                pass
+
+    def __call__(self, done: int, total: int, row: dict) -> None:
+        if self.tqdm is None:
+            print(_progress_line(done, total, row), file=self.stream, flush=True)
+            return
+        if self.bar is None:
+            self.bar = self.tqdm(total=total, file=self.stream, unit="method", leave=False, dynamic_ncols=True)
+        self.bar.write(_progress_line(done, total, row), file=self.stream)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _check_output_path(path: str, flag: str) -> None:
@@ -114,6 +153,14 @@ def main(argv=None) -> int:
     from marginkit import ProblemError, catalog
     args = _parser().parse_args(argv)
     try:
+        if args.command == "list" and args.problem is not None and args.method is None:
+            raise ProblemError("--problem applies with --method only (marginkit list --method M --problem FORM)")
+        if args.command == "list" and args.method is not None:
+            where = args.problem
+            if where is not None and where in catalog.names():
+                where = catalog.load(where, quick=True)
+            print(marginkit.describe(args.method, where))
+            return 0
         if args.command == "list":
             for name in catalog.names():
                 inst = catalog.get(name)
@@ -144,11 +191,16 @@ def main(argv=None) -> int:
                 if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
                     raise ProblemError(f"--plot: cannot write into {folder!r} (no such writable directory)")
             prob = catalog.load(args.name, quick=args.quick)
-            opts = _run_options(args)  # each method's own default budget unless --max-iter is given
-            rep = marginkit.cross_validate(prob, methods=methods, progress=_progress, **opts)
+            opts = _run_options(args)  # each method's documented budget (its card) unless --max-iter is given
+            bar = _ProgressBar()
+            try:   # BLAS threads pinned to one for the run (cross_validate's default)
+                rep = marginkit.cross_validate(prob, methods=methods, progress=bar, **opts)
+            finally:
+                bar.close()
             print(rep.table())
             if args.plot:
-                rep.plot(args.plot, title=f"{args.name}: gap against iteration")
+                from matplotlib.figure import Figure   # no pyplot: no backend, no window, nothing left open
+                rep.plot(args.plot, ax=Figure(figsize=(8.4, 4.6)).subplots(), title=f"{args.name}: gap against iteration")
                 print(f"figure written to {args.plot}")
             return 0
         if args.command == "certify":

@@ -17,8 +17,10 @@ import scipy.sparse as sp
 
 from .core.validation import ProblemError
 
+Matrix = np.ndarray | sp.csr_matrix   # a dense array or a CSR matrix (annotations only)
 
-def scale_rows_to_unit_ball(X):
+
+def scale_rows_to_unit_ball(X: Matrix) -> Matrix:
     """Divide by ``max_i ||x_i||`` so that every row has norm <= 1 (keeps the geometry; JST §2)."""
     from .core.linalg import row_norms
     R = float(row_norms(X).max())
@@ -38,7 +40,7 @@ def mnist_path() -> str:
 _MNIST = None
 
 
-def load_mnist():
+def load_mnist() -> tuple[np.ndarray, np.ndarray]:
     """All 5,000 images: ``(X uint8-valued float64 (5000, 784), labels (5000,))``."""
     global _MNIST
     if _MNIST is None:
@@ -49,7 +51,7 @@ def load_mnist():
 
 
 def mnist_pair(a: int, b: int, per_class: int | None = None, scale: str = "max-norm", test_fraction: float = 0.0,
-               seed: int = 0):
+               seed: int = 0) -> tuple[np.ndarray, ...]:
     """Digits ``a`` (label +1) versus ``b`` (label −1), pixels/255 then rows scaled to norm <= 1.
 
     ``scale="max-norm"`` divides by the largest row norm (JST's choice, keeps the geometry);
@@ -85,7 +87,7 @@ def mnist_pair(a: int, b: int, per_class: int | None = None, scale: str = "max-n
     return Xp[tr], y[tr], Xp[te], y[te]
 
 
-def sklearn_digits_pair(a: int = 0, b: int = 1):
+def sklearn_digits_pair(a: int = 0, b: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's bundled 8×8 digits, ``a`` (+1) versus ``b`` (−1), pixels/16, max-norm scaled."""
     from sklearn.datasets import load_digits
     D = load_digits()
@@ -94,7 +96,7 @@ def sklearn_digits_pair(a: int = 0, b: int = 1):
     return X, np.where(D.target[idx] == a, 1.0, -1.0)
 
 
-def breast_cancer(standardize: bool = True):
+def breast_cancer(standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's breast-cancer set (569 × 30), z-scored; labels malignant −1 / benign +1.
     Separable through the origin only with a tiny margin (a stress case for margin methods)."""
     from sklearn.datasets import load_breast_cancer
@@ -109,7 +111,7 @@ TOY_SUPPORT = np.array([[0.5, 1.5], [1.5, 0.5], [-0.5, -1.5], [-1.5, -0.5]])
 TOY_SUPPORT_LABELS = np.array([1.0, 1.0, -1.0, -1.0])
 
 
-def toy_four_support_vectors(n: int = 80, slack: float = 0.2, seed: int = 0):
+def toy_four_support_vectors(n: int = 80, slack: float = 0.2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Apidopoulos et al.'s 2-D toy set (§A.4.1 of the digest): the four support vectors
     ``(½, 3/2), (3/2, ½)`` (+1) and their negatives (−1; the paper prints x4 = x3, a typo), plus
     ``n − 4`` uniform points of ``[−3, 3]²`` with ``|⟨w*, x⟩| >= 1 + slack``, ``w* = (½, ½)``."""
@@ -125,8 +127,8 @@ def toy_four_support_vectors(n: int = 80, slack: float = 0.2, seed: int = 0):
     return X, y
 
 
-def separable_synthetic(n: int = 200, d: int = 20, margin: float = 0.05, seed: int = 0, sparse_density=None,
-                        unit_ball: bool = True):
+def separable_synthetic(n: int = 200, d: int = 20, margin: float = 0.05, seed: int = 0,
+                        sparse_density: float | None = None, unit_ball: bool = True) -> tuple[Matrix, np.ndarray]:
     """Seeded separable data through the origin: Gaussian rows, labels ``sign(⟨w_true, x⟩)``, points with
     ``|⟨w_true, x⟩| < margin`` (after scaling rows into the unit ball) pushed out along ``w_true`` so the
     max margin is at least ``margin``. ``sparse_density`` gives a CSR matrix with that density."""
@@ -152,7 +154,7 @@ def separable_synthetic(n: int = 200, d: int = 20, margin: float = 0.05, seed: i
     return X, y
 
 
-def noisy_labels(y, fraction: float, seed: int = 0):
+def noisy_labels(y: np.ndarray, fraction: float, seed: int = 0) -> np.ndarray:
     """Copy of ``y`` with ``fraction`` of the labels flipped (seeded)."""
     rng = np.random.default_rng(seed)
     y = np.array(y, dtype=float, copy=True)
@@ -165,7 +167,7 @@ def noisy_labels(y, fraction: float, seed: int = 0):
 # --- Hough & Vavasis (fista-esp-and-svm.md §4): LIBSVM files, MNIST and 2-D ellipsoids, SVM data -------------
 
 
-def load_libsvm(path, n_features: int | None = None):
+def load_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple[sp.csr_matrix, np.ndarray]:
     """Read a LIBSVM/svmlight file (``label index:value ...``) with ``sklearn.datasets.load_svmlight_file``:
     ``(X as CSR float64, y)``. ``n_features`` fixes the width (files of a train/test pair may differ)."""
     from sklearn.datasets import load_svmlight_file
@@ -180,7 +182,8 @@ def load_libsvm(path, n_features: int | None = None):
     return sp.csr_matrix(X), np.asarray(y)
 
 
-def mnist_ellipsoids(n_c: int, n_d: int, digits=(0, 1), eps: float = 1e-10, alpha: float = 0.5, seed: int = 0):
+def mnist_ellipsoids(n_c: int, n_d: int, digits: tuple[int, int] = (0, 1), eps: float = 1e-10, alpha: float = 0.5,
+                     seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ellipsoids of Hough & Vavasis §4.1 from the MNIST sample: ``n_c`` random images of ``digits[0]`` (class
     C) and ``n_d`` of ``digits[1]`` (class D); centre ``x`` = pixels/255, diagonal shape ``ε + α(1 − |2x − 1|)``
     (semi-axis ½ for grey pixels, ~0 for pure black/white). Returns ``(centers_c, shapes_c, centers_d, shapes_d)``
@@ -197,7 +200,8 @@ def mnist_ellipsoids(n_c: int, n_d: int, digits=(0, 1), eps: float = 1e-10, alph
     return tuple(out)
 
 
-def ellipses_2d(distance: float, omega: float = 0.1, eps: float = 1e-3, seed: int = 0):
+def ellipses_2d(distance: float, omega: float = 0.1, eps: float = 1e-3,
+                seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Figure 3 of Hough & Vavasis: two ellipses ``A_k = ω Q_k Q_kᵀ + ε I`` (``Q_k`` standard normal 2×2, drawn
     once per seed) centred at ``(∓distance, 0)``. Returns ``(centers_c, shapes_c, centers_d, shapes_d)``, dense."""
     Q = np.random.default_rng(seed).standard_normal((2, 2, 2))
@@ -208,7 +212,7 @@ def ellipses_2d(distance: float, omega: float = 0.1, eps: float = 1e-3, seed: in
 A9A_GROUPS = (5, 5, 5, 5, 5, 5, 8, 16, 7, 14, 6, 5, 2, 35)  # 14 one-hot groups, 123 binary columns
 
 
-def a9a_like(n: int = 22696, seed: int = 0, positive_rate: float = 0.24):
+def a9a_like(n: int = 22696, seed: int = 0, positive_rate: float = 0.24) -> tuple[sp.csr_matrix, np.ndarray]:
     """A synthetic stand-in for LIBSVM's a9a/a8a (Adult): ``n`` rows, 123 binary features in 14 one-hot groups
     (exactly 14 ones per row, as in a9a), sparse CSR; labels from a seeded logistic model with an intercept giving
     about ``positive_rate`` positives (Adult's rate). Not the real data (nothing is downloaded)."""
@@ -228,7 +232,7 @@ def a9a_like(n: int = 22696, seed: int = 0, positive_rate: float = 0.24):
 
 
 def svm_data_model(n: int = 600, d: int = 5, sigma1: float = 1.0, sigma2: float = 1.0, rho: float = 0.01,
-                   nu: float = 0.001, seed: int = 0):
+                   nu: float = 0.001, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The data model of Hough & Vavasis §3.3 (digest §1.8): ``j0`` class-``+1`` points uniform in
     ``B(σ1 e_1, ρ)`` (``J_c``), ``l0`` class-``−1`` points in ``B(−σ2 e_1, ρ)`` (``J_d``), ``floor(νn)`` noise points
     with random labels in ``B(((σ1 − σ2)/2) e_1, (σ1 + σ2)/2 + ρ)``. Returns ``(X, y, J_c, J_d)``."""

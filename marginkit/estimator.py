@@ -1,10 +1,11 @@
 """A scikit-learn classifier over every marginkit classification method.
 
-:class:`MarginClassifier` is a thin boundary: ``fit`` validates the data the scikit-learn way
-(``validate_data``), encodes the two classes as ``{-1, +1}``, builds the declared problem
-(:class:`~marginkit.MaxMargin`, :class:`~marginkit.SoftMarginSVM` or :class:`~marginkit.PerturbedSVMDual`)
-and calls ``problem.solve(method, ...)``. No math lives here: the model is read off the returned
-:class:`~marginkit.Result`, which is kept whole as ``result_`` (status, certificate, trace).
+:class:`MarginClassifier` is a thin boundary: ``fit`` validates the data the scikit-learn way (``validate_data``),
+turns ``sample_weight`` and ``class_weight`` into the per-sample box ``C_i = C·s_i`` of the soft margin, builds one
+declared problem per binary task (:class:`~marginkit.MaxMargin`, :class:`~marginkit.SoftMarginSVM` or
+:class:`~marginkit.PerturbedSVMDual`; one-vs-rest for three classes or more) and calls ``problem.solve(method, ...)``.
+No math lives here: the model is read off the returned :class:`~marginkit.Result` objects, kept whole as ``result_``
+(status, certificate, trace).
 """
 from __future__ import annotations
 
@@ -15,21 +16,22 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .engine.graph import methods
 from .formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
+from .path import default_method
 
 PROBLEMS = ("max-margin", "soft-margin", "perturbed-dual")
-# the problem's own default offset when ``bias="auto"``
-_AUTO_BIAS = {"max-margin": False, "soft-margin": True, "perturbed-dual": True}
 # a multiplier below this fraction of the largest one is not a support vector
 SUPPORT_TOL = 1e-6
 
 
 class MarginClassifier(ClassifierMixin, BaseEstimator):
-    """Binary linear (or kernel) margin classifier solved by any marginkit method.
+    """Linear (or kernel) margin classifier solved by any marginkit method; binary, or one-vs-rest.
 
     Parameters
     ----------
@@ -37,155 +39,242 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         The problem fitted: :class:`~marginkit.SoftMarginSVM` (hinge loss, any data),
         :class:`~marginkit.MaxMargin` (hard margin; the training data must be separable) or
         :class:`~marginkit.PerturbedSVMDual` (Hough–Vavasis; linear, always with an offset).
-    method : str, default="cvxpy"
-        Any name in ``marginkit.methods(problem)``, e.g. ``"cvxpy"``, ``"dual-accelerated"``
-        (max-margin, ``bias=False``), ``"fista"`` (soft-margin, perturbed-dual).
+    method : str, default=None
+        Any name in ``marginkit.methods(problem)``. None picks a fast certified method of the problem actually built
+        (:func:`marginkit.path.default_method`): soft margin ``"dual-cd-bias"`` with an offset (``"fista"`` where it
+        is not listed, e.g. with a kernel), ``"dual-cd"`` without; max margin ``"dykstra-accelerated"`` without an
+        offset (``"dual-accelerated"`` with a kernel) and ``"cvxpy"`` with one (no fast certified method has an
+        offset); perturbed dual ``"fista"``. A method that does not handle sample weights is never picked for a
+        weighted fit: then ``"cvxpy"`` solves it.
     C : float, default=1.0
-        Hinge penalty of the soft-margin problem; for ``"perturbed-dual"`` it is the problem's penalty
-        ``gamma`` (unless ``method_options`` gives ``gamma``). Not used by ``"max-margin"``.
-    bias : "auto" or bool, default="auto"
-        Fit an offset ``b``. ``"auto"`` is the problem's own default: no offset for max-margin (the
-        homogeneous problem the first-order margin methods solve), an offset for soft-margin; the
-        perturbed dual always has one.
+        Hinge penalty of the soft-margin problem; for ``"perturbed-dual"`` it is the problem's penalty ``gamma``
+        (unless ``gamma=`` is given). Not used by ``"max-margin"``.
+    bias : bool, default=True
+        Fit an offset ``b`` (the perturbed dual always has one).
     kernel : None, "linear", "rbf" or callable, default=None
-        Kernel of the max-margin and soft-margin problems (only the methods that work in the dual
-        accept one). With a kernel there is no ``coef_``; predictions use ``dual_coef_``.
-    gamma : float, default=None
-        Width of the ``"rbf"`` kernel (``1 / n_features`` when None). Not the perturbed dual's ``gamma``.
+        Kernel of the max-margin and soft-margin problems (only the methods that work in the dual accept one;
+        ``gamma=`` sets the RBF width). With a kernel there is no ``coef_``; predictions use the dual coefficients.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the ``C`` of every sample of a class (``{label: weight}``; ``"balanced"``:
+        ``n_samples / (n_classes · count(label))``, as scikit-learn's ``compute_class_weight``), on top of
+        ``sample_weight``. One-vs-rest keeps each sample's weight in every binary problem.
     max_iter, tol : int, float, default=None
-        Budget and certificate tolerance of a first-order method (None: the method's defaults). The
-        ``"cvxpy"`` method ignores both; pass solver settings through ``method_options`` instead
-        (e.g. ``{"solver": "ECOS"}``).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the stochastic methods (passed as ``seed``).
-    method_options : dict, default=None
-        The method's own parameters under the paper's names (e.g. ``{"loss": "logistic"}``) and the
-        other run options (``time_limit``, ``warm_start``, ``trace``, ...). For ``"perturbed-dual"``,
-        ``gamma`` and ``mu`` here are the problem's parameters. Extra keyword arguments of the
-        constructor and of ``set_params`` are merged into this dict, so ``MarginClassifier(loss="logistic")``
-        and a grid over ``{"loss": [...]}`` work; ``get_params`` lists them under ``method_options``
-        (which keeps ``clone`` exact). A misspelled name is therefore only rejected by ``fit``.
+        Budget and relative certificate tolerance of a first-order method (None: the method's defaults; see
+        ``marginkit.describe(method)``). ``"cvxpy"`` ignores both (its solver settings go in ``**method_options``).
+    warm_start : bool, default=False
+        Start the next ``fit`` from the previous ``result_`` (same classes, features and method; dual methods also
+        need the same number of samples).
+    verbose : int, default=0
+        Passed to the method (its run log; CVXPY's solver output for ``"cvxpy"``); one line per binary problem when
+        fitting one-vs-rest.
+    **method_options
+        The method's own parameters under the paper's names (``loss="logistic"``), run options (``time_limit``,
+        ``trace``, ``seed``; ``random_state`` is read as ``seed``; the seed is 0 unless given, so that a fit is
+        reproducible), solver settings of ``"cvxpy"`` (``solver="ECOS"``),
+        and the problem's ``gamma`` (RBF width; the perturbed dual's penalty) and ``mu`` (perturbed dual). They are
+        estimator parameters like the others (``get_params``, ``set_params``, ``clone``, grid searches); a misspelled
+        name is rejected by ``fit``.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the positive side of ``decision_function``.
-    coef_ : ndarray of shape (1, n_features)
-        The normal ``w`` (linear problems only; for max-margin scaled so that ``min_i y_i f(x_i) = 1``).
-    intercept_ : ndarray of shape (1,)
-        The offset ``b`` (0 without bias).
-    dual_coef_ : ndarray of shape (1, n_SV)
-        ``y_i a_i`` for the support vectors, when the method returns dual multipliers or uses a kernel.
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``w`` of each binary problem (linear problems only; for max-margin scaled so that ``min_i y_i f(x_i) = 1``).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
+        ``y_i a_i`` of each binary problem on the support vectors, when the method returns dual multipliers or uses a
+        kernel (one-vs-rest: the union of the support vectors, zeros where a row is not one of that problem's).
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors in the training data (with ``dual_coef_``).
+    class_weight_ : ndarray of shape (n_classes,)
+        The weight of each class (ones without ``class_weight``).
     n_iter_ : int
-        Iterations of the method (interior-point iterations for ``"cvxpy"``).
-    result_ : marginkit.Result
-        The full result: ``status``, ``certificate``, ``trace``, ``margin``, ``value``, ``time``.
+        Iterations of the method (the largest over the binary problems; interior-point iterations for ``"cvxpy"``).
+    result_ : marginkit.Result or list of them
+        The full result (``status``, ``certificate``, ``trace``, ``margin``, ``value``, ``time``); one-vs-rest: one
+        per class, ``result_[k]`` separating ``classes_[k]`` (its ``+1``) from the rest.
     n_features_in_ : int
     feature_names_in_ : ndarray of str, only when ``X`` has string feature names.
 
     Notes
     -----
-    A budget stop (status ``user_limit``) emits a :class:`~sklearn.exceptions.ConvergenceWarning`.
-    For ``problem="max-margin"``, data that cannot be separated raise a ``ValueError``; use
-    ``problem="soft-margin"`` for them. Inputs may be ``scipy.sparse`` matrices.
+    ``sample_weight`` scales each sample's ``C`` (soft margin; ``C_i = C·s_i``). The hard-margin constraints have no
+    weight: ``"max-margin"`` and ``"perturbed-dual"`` drop the samples of weight zero and accept no other weights
+    than equal ones (the perturbed dual) or ignore them (the hard margin).
+
+    A budget stop (status ``user_limit``) emits a :class:`~sklearn.exceptions.ConvergenceWarning`. For
+    ``problem="max-margin"``, data that cannot be separated raise a ``ValueError``; use ``problem="soft-margin"`` for
+    them. Inputs may be ``scipy.sparse`` matrices. For a search over ``C`` with warm starts along the grid, see
+    :func:`marginkit.path`, whose docstring shows the cross-validation loop.
     """
 
-    def __init__(self, problem="soft-margin", method="cvxpy", C=1.0, bias="auto", kernel=None, gamma=None,
-                 max_iter=None, tol=None, random_state=None, method_options=None, **extra_options):
+    def __init__(self, problem="soft-margin", method=None, C=1.0, bias=True, kernel=None, class_weight=None,
+                 max_iter=None, tol=None, warm_start=False, verbose=0, **method_options):
         self.problem = problem
         self.method = method
         self.C = C
         self.bias = bias
         self.kernel = kernel
-        self.gamma = gamma
+        self.class_weight = class_weight
         self.max_iter = max_iter
         self.tol = tol
-        self.random_state = random_state
-        # ``clone`` rebuilds the estimator from ``get_params()``, which lists ``method_options`` only, so
-        # extra keywords are folded into it; without extras the given object is kept as is (clone checks it).
-        if extra_options and (method_options is None or isinstance(method_options, dict)):
-            method_options = {**(method_options or {}), **extra_options}
-        self.method_options = method_options
+        self.warm_start = warm_start
+        self.verbose = verbose
+        # each extra keyword is a parameter of its own (an attribute listed by get_params), so clone, set_params and
+        # grid searches treat it like a named one
+        self._option_names = ()
+        self._set_options(method_options)
+
+    def _set_options(self, options):
+        for name, value in options.items():
+            if name.startswith("_") or name.endswith("_") or hasattr(type(self), name):
+                raise TypeError(f"MarginClassifier got the keyword {name!r}, which cannot be a method option (it "
+                                f"starts or ends with '_', or is an attribute of the estimator)")
+            setattr(self, name, value)
+        self._option_names = tuple(dict.fromkeys(self._option_names + tuple(options)))
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        params.update({name: getattr(self, name) for name in self._option_names})
+        return params
 
     def set_params(self, **params):
-        """Set parameters; names that are not parameters of the estimator go into ``method_options``
-        (the counterpart of the constructor's extra keywords)."""
-        names = self._get_param_names()
-        extra = {k: params.pop(k) for k in list(params) if k not in names}
-        super().set_params(**params)
-        if extra:
-            options = self.method_options if isinstance(self.method_options, dict) else {}
-            self.method_options = {**options, **extra}
-        return self
+        """Set parameters; a name that is not yet a parameter becomes a method option (as in the constructor)."""
+        known = set(self.get_params(deep=False))
+        new = {k: params.pop(k) for k in list(params) if k not in known and "__" not in k}
+        self._set_options(new)
+        return super().set_params(**params)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False  # every marginkit problem is binary
         tags.input_tags.sparse = True
         return tags
 
-    # fitting -------------------------------------------------------------------------------------
-    def fit(self, X, y):
-        """Build the declared problem on ``(X, y)`` and solve it with ``method``."""
+    # fitting ---------------------------------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Solve the declared problem on ``(X, y)`` (one-vs-rest for three classes or more) with ``method``.
+        ``sample_weight`` scales each sample's ``C`` (see the class's Notes)."""
+        previous = self._previous()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
-        y_type = type_of_target(y, input_name="y")
-        if y_type != "binary":
-            raise ValueError(f"Only binary classification is supported (marginkit's problems are binary); "
-                             f"the type of the target is {y_type}")
+        self._check_params()
         classes, y_index = np.unique(y, return_inverse=True)
-        if classes.size == 1:
+        if classes.size < 2:
             raise ValueError(f"MarginClassifier needs two classes; y has only one class ({classes[0]!r})")
+        weights = self._weights(X, y, classes, y_index, sample_weight)
+        tasks = [y_index == 1] if classes.size == 2 else [y_index == k for k in range(classes.size)]
+        if previous is not None and not (np.array_equal(previous[0], classes) and len(previous[1]) == len(tasks)):
+            previous = None
+        fits = []
+        for k, positive in enumerate(tasks):
+            problem, rows = self._build(X, np.where(positive, 1.0, -1.0), weights)
+            method = default_method(problem) if self.method is None else self.method
+            if weights is not None and self.problem == "soft-margin" and method not in methods(problem):
+                raise ValueError(f"method {method!r} does not solve the soft margin with per-sample weights "
+                                 f"(sample_weight or class_weight); methods that do: {methods(problem)} "
+                                 f"(method=None picks one)")
+            warm = None if previous is None else _warm(previous[1][k], method, problem)
+            options = self._options(method, warm)
+            if self.verbose and len(tasks) > 1:
+                print(f"[MarginClassifier] one-vs-rest {k + 1}/{len(tasks)}: {classes[k]!r} against the rest, "
+                      f"method {method!r}")
+            result = problem.solve(method, **options)
+            self._check_result(problem, method, result, options)
+            fits.append((problem, rows, result))
         self.classes_ = classes
-        problem, options = self._build(X, 2.0 * y_index - 1.0)
-        result = problem.solve(self.method, **options)
-        self._check_result(problem, result, options)
-        self._set_model(problem, result)
+        self._set_model(fits, X.shape[0])
         return self
 
-    def _build(self, X, y):
-        """The declared problem on ``(X, y in {-1, +1})`` and the options for ``problem.solve``."""
+    def _previous(self):
+        """``(classes, results)`` of the last fit when ``warm_start`` asks for them, else None."""
+        if not self.warm_start or not hasattr(self, "result_"):
+            return None
+        results = self.result_ if isinstance(self.result_, list) else [self.result_]
+        return self.classes_, results
+
+    def _check_params(self):
         if self.problem not in PROBLEMS:
             raise ValueError(f"problem must be one of {PROBLEMS}; got {self.problem!r}")
-        if not (self.bias == "auto" or isinstance(self.bias, (bool, np.bool_))):
-            raise ValueError(f"bias must be 'auto', True or False; got {self.bias!r}")
-        if self.method_options is not None and not isinstance(self.method_options, dict):
-            raise ValueError(f"method_options must be a dict or None; got {self.method_options!r}")
-        bias = _AUTO_BIAS[self.problem] if self.bias == "auto" else bool(self.bias)
-        options = dict(self.method_options or {})
+        if not isinstance(self.bias, (bool, np.bool_)):
+            raise ValueError(f"bias must be True or False; got {self.bias!r}")
+        if self.method is not None and not isinstance(self.method, str):
+            raise ValueError(f"method must be None or a method name (see marginkit.methods(problem)); "
+                             f"got {self.method!r}")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
+        if isinstance(self.verbose, bool) or not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
+            raise ValueError(f"verbose must be a non-negative int; got {self.verbose!r}")
+        if not (self.class_weight is None or isinstance(self.class_weight, dict) or self.class_weight == "balanced"):
+            raise ValueError(f"class_weight must be None, a dict or 'balanced'; got {self.class_weight!r}")
+
+    def _weights(self, X, y, classes, y_index, sample_weight):
+        """Per-sample weights ``s_i`` (``sample_weight`` times the weight of the sample's class), or None when they
+        are all one (then every method of the unweighted problem applies)."""
+        self.class_weight_ = compute_class_weight(self.class_weight, classes=classes, y=y)
+        s = None
+        if sample_weight is not None:
+            s = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if self.class_weight is not None:
+            s = self.class_weight_[y_index] * (1.0 if s is None else s)
+        if s is None or np.all(s == 1.0):
+            return None
+        if not np.any(s > 0):
+            raise ValueError("sample_weight (times class_weight) is zero for every sample: nothing to fit")
+        return s
+
+    def _extras(self):
+        return {name: getattr(self, name) for name in self._option_names}
+
+    def _build(self, X, y, weights):
+        """The declared problem on ``(X, y in {-1, +1})`` and the training rows it holds (None: all)."""
+        extras = self._extras()
+        rows = None
+        if weights is not None and self.problem != "soft-margin":
+            keep = weights > 0                      # a zero weight removes the sample; the constraints have no C
+            if self.problem == "perturbed-dual" and not np.allclose(weights[keep], weights[keep][0]):
+                raise ValueError("problem='perturbed-dual' has no per-sample penalty: sample_weight and class_weight "
+                                 "may only remove samples (weight 0) there; use problem='soft-margin'")
+            if not keep.all():
+                rows = np.flatnonzero(keep)
+                X, y = X[rows], y[rows]
+        if self.problem == "soft-margin":
+            return SoftMarginSVM(X, y, C=self.C, bias=self.bias, kernel=self.kernel, gamma=extras.get("gamma"),
+                                 sample_weight=weights), rows
         if self.problem == "max-margin":
-            problem = MaxMargin(X, y, bias=bias, kernel=self.kernel, gamma=self.gamma)
-        elif self.problem == "soft-margin":
-            problem = SoftMarginSVM(X, y, C=self.C, bias=bias, kernel=self.kernel, gamma=self.gamma)
-        else:
-            if self.kernel not in (None, "linear") or self.gamma is not None:
-                raise ValueError("problem='perturbed-dual' is linear: kernel and gamma do not apply "
-                                 "(its penalty is C, or method_options['gamma'])")
-            if not bias:
-                raise ValueError("problem='perturbed-dual' always fits an offset (its dual has eᵀu = eᵀv); "
-                                 "bias must be 'auto' or True")
-            problem = PerturbedSVMDual(X, y, gamma=options.pop("gamma", self.C), mu=options.pop("mu", None))
-        if self.method != "cvxpy":
-            for name, value in (("max_iter", self.max_iter), ("tol", self.tol), ("seed", self._seed())):
-                if value is None:
-                    continue
-                if name in options:
-                    raise ValueError(f"{name} is given both as a parameter of MarginClassifier and in "
-                                     "method_options; give it once")
+            return MaxMargin(X, y, bias=self.bias, kernel=self.kernel, gamma=extras.get("gamma")), rows
+        if self.kernel not in (None, "linear"):
+            raise ValueError("problem='perturbed-dual' is linear: kernel does not apply (its penalty is C, or gamma=)")
+        if not self.bias:
+            raise ValueError("problem='perturbed-dual' always fits an offset (its dual has eᵀu = eᵀv); bias must be "
+                             "True")
+        return PerturbedSVMDual(X, y, gamma=extras.get("gamma", self.C), mu=extras.get("mu")), rows
+
+    def _options(self, method, warm):
+        """The options of ``problem.solve`` for ``method``."""
+        options = self._extras()
+        for name in ("gamma", "mu"):            # the problem's parameters, not the method's
+            options.pop(name, None)
+        if "random_state" in options:
+            if "seed" in options:
+                raise ValueError("random_state and seed are both given; give one")
+            options["seed"] = _seed(options.pop("random_state"))
+        if method == "cvxpy":                   # the solver's settings; max_iter, tol and warm starts do not apply
+            if self.verbose:
+                options.setdefault("verbose", True)
+            return options
+        for name, value in (("max_iter", self.max_iter), ("tol", self.tol)):
+            if value is not None:
                 options[name] = value
-        return problem, options
+        if self.verbose:
+            options["verbose"] = int(self.verbose)
+        options.setdefault("seed", 0)         # a fit is reproducible unless a seed (or random_state) says otherwise
+        if warm is not None:
+            options["warm_start"] = warm
+        return options
 
-    def _seed(self):
-        rs = self.random_state
-        if rs is None or isinstance(rs, numbers.Integral):
-            return rs
-        return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-
-    def _check_result(self, problem, result, options):
+    def _check_result(self, problem, method, result, options):
         """Turn the statuses a scikit-learn user must hear about into a warning or an error."""
-        who = f"MarginClassifier(problem={self.problem!r}, method={self.method!r})"
+        who = f"MarginClassifier(problem={self.problem!r}, method={method!r})"
         if getattr(problem, "kernel", None) is not None:
             how = f"separable with kernel={self.kernel!r};"
         elif getattr(problem, "bias", True):
@@ -199,7 +288,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(not_separable)
             raise ValueError(f"{who}: the method reported the problem infeasible")
         if result.w is None and result.dual_coef is None:
-            raise RuntimeError(f"{who} failed with status {result.status!r}; no classifier was found")
+            message = (result.info or {}).get("message", "")
+            raise RuntimeError(f"{who} failed with status {result.status!r}; no classifier was found"
+                               + (f" ({message})" if message else ""))
         if result.status == "infeasible_inaccurate":
             if self.problem == "max-margin" and _certified_not_separable(problem):
                 raise ValueError(not_separable)
@@ -215,33 +306,63 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                           f"{_budget_reached(result, options)}. Increase max_iter (or tol)",
                           ConvergenceWarning, stacklevel=3)
 
-    def _set_model(self, problem, result):
+    def _set_model(self, fits, n):
         for stale in ("coef_", "dual_coef_", "support_"):  # from an earlier fit with other parameters
             self.__dict__.pop(stale, None)
-        self.result_ = result
-        self.n_iter_ = int(result.iterations)
-        self.intercept_ = np.array([float(result.b)])
-        if getattr(problem, "kernel", None) is None and result.w is not None:
-            self.coef_ = np.asarray(result.w, dtype=np.float64).reshape(1, -1)
-        dual = _dual_coef(problem, result)
-        if dual is not None:
-            scale = float(np.max(np.abs(dual), initial=0.0))
-            self.support_ = np.flatnonzero(np.abs(dual) > SUPPORT_TOL * scale)
-            self.dual_coef_ = dual[self.support_].reshape(1, -1)
+        results = [r for _, _, r in fits]
+        self.result_ = results[0] if len(results) == 1 else results
+        self.n_iter_ = max(int(r.iterations) for r in results)
+        self.intercept_ = np.array([float(r.b) for r in results])
+        linear = all(getattr(p, "kernel", None) is None and r.w is not None for p, _, r in fits)
+        if linear:
+            self.coef_ = np.vstack([np.asarray(r.w, dtype=np.float64).reshape(1, -1) for r in results])
+        duals = [_dual_coef(p, r, rows, n) for p, rows, r in fits]
+        if all(d is not None for d in duals):
+            support = np.zeros(n, dtype=bool)
+            for d in duals:
+                support |= np.abs(d) > SUPPORT_TOL * float(np.max(np.abs(d), initial=0.0))
+            self.support_ = np.flatnonzero(support)
+            self.dual_coef_ = np.vstack([d[self.support_] for d in duals])
 
-    # prediction ----------------------------------------------------------------------------------
+    # prediction ------------------------------------------------------------------------------------------------
     def decision_function(self, X):
-        """Signed score ``f(x) = wᵀx + b`` (kernel: ``Σ_i dual_i k(x_i, x) + b``); positive means ``classes_[1]``."""
+        """Signed score ``f(x) = wᵀx + b`` (kernel: ``Σ_i dual_i k(x_i, x) + b``); binary: shape ``(n,)``, positive
+        means ``classes_[1]``; one-vs-rest: shape ``(n, n_classes)``, one column per class."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         if hasattr(self, "coef_"):
-            return np.asarray(safe_sparse_dot(X, self.coef_.T)).ravel() + self.intercept_[0]
-        return np.asarray(self.result_.decision_function(X), dtype=np.float64).ravel()
+            scores = np.asarray(safe_sparse_dot(X, self.coef_.T)) + self.intercept_
+        else:
+            results = self.result_ if isinstance(self.result_, list) else [self.result_]
+            scores = np.column_stack([np.asarray(r.decision_function(X), dtype=np.float64).ravel()
+                                      for r in results])
+        return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """The label of ``classes_`` on the side of the hyperplane each row falls on."""
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
+        """The label of ``classes_``: the side of the hyperplane (binary), the largest score (one-vs-rest)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _seed(rs):
+    if rs is None or isinstance(rs, numbers.Integral):
+        return rs
+    return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+
+
+def _warm(result, method, problem):
+    """The previous result of this binary problem as a warm start, when it can serve as one: same method, a point,
+    and dual multipliers (if any) of the current length."""
+    if method == "cvxpy" or result.method != method or (result.w is None and result.dual_coef is None):
+        return None
+    a = (result.dual or {}).get("a") if isinstance(result.dual, dict) else None
+    if a is not None and np.shape(a) != (problem.n,):
+        return None
+    if result.w is not None and np.shape(result.w) != (problem.d,):
+        return None
+    return result
 
 
 def _certified_not_separable(problem) -> bool:
@@ -260,19 +381,24 @@ def _budget_reached(result, options) -> str:
         where += f", max_iter={options['max_iter']} reached"
     else:
         where += " (the method's default max_iter)"
-    for key in ("relative_gap_bound", "gap_bound", "duality_gap"):
+    for key in ("relative_gap_bound", "relative_gap", "gap_bound", "duality_gap"):
         if key in cert and np.isfinite(cert[key]):
             return f"{where}; {key.replace('_', ' ')} {float(cert[key]):.3g}"
     return where
 
 
-def _dual_coef(problem, result):
-    """``y_i a_i`` for every training row: the kernel expansion, or the multipliers ``a`` of a method
-    that solved the dual; None for a primal method."""
+def _dual_coef(problem, result, rows, n):
+    """``y_i a_i`` for every training row (zeros on the rows the problem dropped): the kernel expansion, or the
+    multipliers ``a`` of a method that solved the dual; None for a primal method."""
     if result.dual_coef is not None:
-        return np.asarray(result.dual_coef, dtype=np.float64).ravel()
-    a = (result.dual or {}).get("a")
-    if a is not None and np.shape(a) == (problem.n,):
-        return problem.y * np.asarray(a, dtype=np.float64)
-    return None
-
+        coef = np.asarray(result.dual_coef, dtype=np.float64).ravel()
+    else:
+        a = (result.dual or {}).get("a") if isinstance(result.dual, dict) else None
+        if a is None or np.shape(a) != (problem.n,):
+            return None
+        coef = problem.y * np.asarray(a, dtype=np.float64)
+    if rows is None:
+        return coef
+    full = np.zeros(n)
+    full[rows] = coef
+    return full

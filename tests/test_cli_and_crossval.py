@@ -108,3 +108,72 @@ def test_cross_validate_reports_progress_row_by_row():
     assert [r["method"] for r in rep.rows] == [m for _, _, m in seen]
     with pytest.raises(mk.ProblemError, match="progress"):
         mk.cross_validate(mk.MaxMargin(X, y), methods="gd", progress=3)
+
+
+# budgets and verdicts (crossval.py: every row agrees or is explained by its proven rate) ----------------------
+def test_slow_methods_are_explained_by_their_proven_rate(small_separable):
+    from marginkit.engine.graph import method_spec
+    P = mk.MaxMargin(*small_separable)
+    rep = mk.cross_validate(P, methods=["gd", "dual-accelerated"], max_iter=50)
+    gd, acc = rep.rows[1], rep.rows[2]
+    assert method_spec(P, "gd").rate_law == ("log", 1.0)
+    assert gd["agrees"] is False and gd["note"].startswith("consistent with O(1/log t)")
+    assert gd["predicted_iterations"] > gd["iterations"] and gd["rate"] == "O(1/log t)"
+    assert acc["note"] in ("agrees", ) or acc["note"].startswith(("consistent with O(1/t^2)", "slower"))
+    assert "note" in rep.table().splitlines()[1] and gd["note"] in rep.table()
+
+
+def test_a_gap_that_stalls_against_its_rate_is_flagged_not_explained():
+    from types import SimpleNamespace
+    from marginkit.crossval import verdict
+    it = np.arange(2, 1001, dtype=float)
+    stalled = SimpleNamespace(status="user_limit", iterations=1000,
+                              trace={"iteration": it, "margin_gap": np.full_like(it, 0.3)})
+    note, _ = verdict(("power", 2.0), stalled, "margin_gap", 0.3, 1e-3, False)
+    assert note.startswith("slower than its proven O(1/t^2)")
+    decaying = SimpleNamespace(status="user_limit", iterations=1000,
+                               trace={"iteration": it, "margin_gap": 30.0 / it ** 2})
+    note, n_tol = verdict(("power", 2.0), decaying, "margin_gap", 3e-5, 1e-6, False)
+    assert note.startswith("consistent with O(1/t^2)") and n_tol == pytest.approx(1000 * 30 ** 0.5)
+    assert verdict((), decaying, "margin_gap", 3e-5, 1e-6, False)[0].startswith("disagrees")
+
+
+def test_each_method_runs_with_its_cards_budget_unless_max_iter_is_given(small_separable):
+    from marginkit.engine.graph import method_spec
+    P = mk.MaxMargin(*small_separable)
+    budget = method_spec(P, "homotopic").budget
+    assert budget is not None
+    row = mk.cross_validate(P, methods=["homotopic"], tol=0.0).rows[1]
+    assert row["budget"] == budget and row["iterations"] == budget
+    row = mk.cross_validate(P, methods=["homotopic"], max_iter=30, tol=0.0).rows[1]
+    assert row["budget"] == 30 and row["iterations"] == 30
+
+
+def test_blas_threads_are_pinned_for_the_run(small_separable):
+    from threadpoolctl import threadpool_info
+    seen = []
+    P = mk.MaxMargin(*small_separable)
+    mk.cross_validate(P, methods=["dual-accelerated"], max_iter=5, progress=lambda *a: seen.append(
+        {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}))
+    assert seen and all(s <= {1} for s in seen)
+    with pytest.raises(mk.ProblemError, match="blas_threads"):
+        mk.cross_validate(P, methods="gd", blas_threads=0)
+
+
+def test_compare_progress_is_a_bar_on_a_terminal_and_plain_lines_otherwise():
+    import io
+    from marginkit.cli import _ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    row = {"method": "gd", "status": "user_limit", "time": 0.5, "note": "consistent with O(1/log t)"}
+    for stream, bar_expected in ((io.StringIO(), False), (Terminal(), True)):
+        bar = _ProgressBar(stream)
+        bar(1, 2, {**row, "method": "cvxpy", "note": "reference"})
+        bar(2, 2, row)
+        bar.close()
+        text = stream.getvalue()
+        assert "[1/2] cvxpy" in text and "[2/2] gd" in text and "consistent with O(1/log t)" in text
+        assert ("\r" in text) == bar_expected          # tqdm redraws its bar with carriage returns

@@ -137,7 +137,7 @@ def test_iterate_and_run_go_through_the_same_iterates_for_a_seed(card, instances
     plan = instances(card)[0].compile(card.name)
     k = 4
     states = list(plan.iterate(k, seed=7))
-    sol = plan.run_solution(max_iter=k, tol=0.0, seed=7, trace=1)
+    sol = plan.run_solution(max_iter=k, tol=0.0, seed=7, trace=1, keep_iterates=True)
     assert sol.iterations == k or sol.status != "user_limit"
     snaps = [_as_array(plan.snapshot(s)) for s in states[:sol.iterations + 1]]
     recorded = [_as_array(v) for v in sol.trace.iterates]

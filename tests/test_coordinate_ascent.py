@@ -85,8 +85,8 @@ def test_dual_value_increases_to_the_optimum_from_below(case, method, tol):
     prob, ref = case
     res = prob.solve(method, tol=tol, max_iter=20000, seed=1)
     assert res.status == "optimal"
-    assert np.all(res.trace["dual"] <= ref.value + 1e-8 * max(1.0, ref.value))
-    assert ref.value - res.trace["dual"][-1] <= 10 * tol * ref.value
+    assert np.all(res.trace["dual_objective"] <= ref.value + 1e-8 * max(1.0, ref.value))
+    assert ref.value - res.trace["dual_objective"][-1] <= 10 * tol * ref.value
     if prob.constraint == "margin":
         assert res.dual["lambda"].sum() == pytest.approx(lp_norm(ref.w, prob.p) ** 2, rel=1e3 * tol)
 

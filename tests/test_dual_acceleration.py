@@ -141,7 +141,7 @@ def test_certified_upper_bound_never_below_true_margin(small_separable):
     ref = P.reference()
     for m in ("dual-accelerated", "normalized-gd", "gd", "batch-perceptron", "dual-accelerated-stochastic"):
         res = P.solve(m, max_iter=300, seed=1)
-        assert np.all(res.trace["dual_bound"][1:] >= ref.margin * (1 - 1e-9)), m
+        assert np.all(res.trace["margin_upper"][1:] >= ref.margin * (1 - 1e-9)), m
         assert np.all(res.trace["margin"] <= ref.margin * (1 + 1e-9)), m
 
 

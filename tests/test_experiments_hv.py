@@ -1,22 +1,18 @@
-"""The Hough & Vavasis experiments run in quick mode and show the paper's qualitative claims (digest §4.4)."""
-import importlib.util
+"""The Hough & Vavasis experiments run in quick mode and show the paper's qualitative claims (digest §4.4): every claim
+of each script's ``CLAIMS`` holds, and the numbers behind them are also asserted here."""
 import os
 
 import numpy as np
 import pytest
 
-HERE = os.path.join(os.path.dirname(__file__), "..", "experiments")
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from experiment_helpers import load_experiment as load, assert_claims
 
 
 def test_mnist_esp_early_stop_needs_far_fewer_iterations_than_the_tolerance_stop(tmp_path, capsys):
-    out = load("hough_vavasis_esp_mnist").main(quick=True, outdir=str(tmp_path))
+    exp = load("hough_vavasis_esp_mnist")
+    out = exp.main(quick=True, outdir=str(tmp_path))
+    printed = capsys.readouterr().out
+    assert_claims(exp, out, printed)
     rows = out["balanced"] + out["unbalanced"]
     for r in rows:
         assert r["early_status"] == "optimal" and r["early_separates"] and r["early_margin"] > 0
@@ -25,11 +21,13 @@ def test_mnist_esp_early_stop_needs_far_fewer_iterations_than_the_tolerance_stop
         assert r["tol_separates"]
     assert all(r["cvxpy_status"] == "optimal" for r in rows if r["cvxpy_status"] != "-")
     assert os.path.getsize(out["png"]) > 0
-    assert "Table 1" in capsys.readouterr().out
+    assert "Table 1" in printed
 
 
-def test_2d_iterations_fall_as_the_ellipses_move_apart(tmp_path):
-    out = load("hough_vavasis_2d").main(quick=True, outdir=str(tmp_path))
+def test_2d_iterations_fall_as_the_ellipses_move_apart(tmp_path, capsys):
+    exp = load("hough_vavasis_2d")
+    out = exp.main(quick=True, outdir=str(tmp_path))
+    assert_claims(exp, out, capsys.readouterr().out)
     for s in out["seeds"].values():
         sep, its = s["separable"], s["iterations"]
         assert not np.any(s["reported_separator"] & ~sep)       # never a separator below the threshold
@@ -42,8 +40,10 @@ def test_2d_iterations_fall_as_the_ellipses_move_apart(tmp_path):
     assert os.path.getsize(out["png"]) > 0
 
 
-def test_svm_early_stopped_fista_is_as_accurate_as_the_converged_svm(tmp_path):
-    out = load("hough_vavasis_svm").main(quick=True, outdir=str(tmp_path))
+def test_svm_early_stopped_fista_is_as_accurate_as_the_converged_svm(tmp_path, capsys):
+    exp = load("hough_vavasis_svm")
+    out = exp.main(quick=True, outdir=str(tmp_path))
+    assert_claims(exp, out, capsys.readouterr().out)
     rows = {r["dataset"]: r for r in out["rows"]}
     bc = rows["breast cancer"]
     assert bc["fista_accuracy"] == pytest.approx(0.986, abs=0.005)              # paper's Table 2

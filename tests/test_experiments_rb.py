@@ -1,6 +1,6 @@
 """Raj & Bach §4 (Figs. 1 and 2) at the reduced size: the accelerated method is clearly best on training
-mistakes, and the catalog entries build the same training problem."""
-import importlib.util
+mistakes (every claim of the script's ``CLAIMS``; the test-mistake claim at full size), and the catalog entries
+build the same training problem."""
 import os
 
 import numpy as np
@@ -8,24 +8,18 @@ import pytest
 
 from marginkit.catalog import load
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def experiment():
-    path = os.path.join(HERE, "..", "experiments", "raj_bach.py")
-    spec = importlib.util.spec_from_file_location("raj_bach_experiment", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from experiment_helpers import load_experiment as experiment, assert_claims
 
 
 @pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
 @pytest.mark.parametrize("setting", ["l2", "sparse"])
 def test_accelerated_coordinate_ascent_makes_the_fewest_training_mistakes(setting, quick, tmp_path, capsys):
-    rb = experiment()
+    rb = experiment("raj_bach")
     out = rb.main(setting, quick=quick, outdir=str(tmp_path))
     assert os.path.getsize(out["png"]) > 0
-    assert "training / test mistakes" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "training / test mistakes" in printed
+    assert_claims(rb, out, printed, full=not quick)
     curves = out["curves"]
     late = {label: c["train"][len(c["train"]) // 2:].mean() for label, c in curves.items()}
     acc = late.pop(rb.ACCELERATED)

@@ -139,10 +139,56 @@ def test_non_separable_instances_never_report_a_separator():
     assert ref.certificate["v_D_norm"] <= 1e-6
     for method, opts in (("fista", {}), ("fista", {"stop": "tol"}), ("pdhg", {})):
         res = prob.solve(method, max_iter=400, **opts)
-        assert res.status in ("infeasible", "user_limit", "optimal_inaccurate")
+        assert res.status in ("infeasible", "infeasible_inaccurate", "user_limit", "optimal_inaccurate")
         assert res.w is None and res.margin <= 0 and not res.info["separates_all"]
+        if res.status == "infeasible":   # only with a checkable point of both hulls
+            assert_point_in_both_hulls(prob, res.certificate)
         with pytest.raises(ValueError):
             res.decision_function(np.zeros((1, prob.d)))
+
+
+def assert_point_in_both_hulls(prob, cert):
+    """The certificate's weights combine points that lie in the ellipsoids (checked here by solving
+    ``A_i u = p − c_i`` for each point) into the same point on both sides, up to rounding."""
+    z = cert["intersection_point"]
+    for centers, shapes, weights in ((prob.centers_c, prob.shapes_c, cert["hull_weights_c"]),
+                                     (prob.centers_d, prob.shapes_d, cert["hull_weights_d"])):
+        assert np.all(weights >= 0) and weights.sum() == pytest.approx(1.0, abs=1e-12)
+        d = centers.shape[1]
+        pts = []
+        for c, S in zip(centers, shapes):
+            cols = np.diag(S) if S.ndim == 1 else S
+            pts += [c] + [c + cols[:, k] for k in range(d)] + [c - cols[:, k] for k in range(d)]
+        pts = np.array(pts)
+        assert len(pts) == len(weights)
+        for (i, p) in enumerate(pts):
+            if weights[i] > 0:
+                k = i // (2 * d + 1)
+                S = np.diag(shapes[k]) if shapes[k].ndim == 1 else shapes[k]
+                u = np.linalg.lstsq(S, p - centers[k], rcond=None)[0]
+                assert np.linalg.norm(u) <= 1 + 1e-12 and np.allclose(S @ u, p - centers[k], atol=1e-12)
+        assert np.linalg.norm(weights @ pts - z) <= 1e-9 * max(1.0, np.abs(pts).max())
+
+
+@pytest.mark.parametrize("method", ["fista", "pdhg"])
+def test_overlapping_ellipsoids_are_infeasible_with_a_point_of_both_hulls(method):
+    prob = overlapping()
+    assert prob.reference().status == "infeasible"
+    res = prob.solve(method, max_iter=2000, tol=1e-2)
+    assert res.status == "infeasible"
+    assert_point_in_both_hulls(prob, res.certificate)
+
+
+@pytest.mark.parametrize("method", ["fista", "pdhg"])
+def test_separable_balls_with_a_small_gap_are_never_infeasible_at_a_loose_tol(method):
+    """``δ_𝒜 <= tol`` does not exclude separability: ``infeasible_inaccurate``, never ``infeasible``."""
+    d = 3
+    prob = EllipsoidSeparation(np.zeros((1, d)), np.eye(d)[None], np.array([[2.02, 0.0, 0.0]]), np.eye(d)[None])
+    assert prob.reference().status == "optimal"
+    for tol in (0.3, 0.1):
+        res = prob.solve(method, tol=tol)
+        assert res.status == "infeasible_inaccurate" and res.w is None
+    assert prob.solve("fista", tol=1e-3).status == "optimal"
 
 
 def test_non_separable_residual_and_objective_decrease_towards_zero():

@@ -296,3 +296,78 @@ def test_libsvm_loader_reads_a_small_file(tmp_path):
     assert load_libsvm(str(path), n_features=5)[0].shape == (3, 5)
     with pytest.raises(ProblemError, match="does not exist"):
         load_libsvm(str(tmp_path / "missing.svm"))
+
+
+# --- per-sample bounds C_i = C·s_i (sample_weight) ----------------------------------------------------------------
+
+@pytest.mark.parametrize("equality", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_projection_with_a_bound_per_coordinate_equals_the_cvxpy_projection(seed, equality):
+    from marginkit.plans.hough_vavasis.svm_dual import weighted_projection
+    rng = np.random.default_rng(seed)
+    n = 30
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    ub = rng.uniform(0.0, 2.0, size=n)
+    ub[2:5] = 0.0
+    z = rng.normal(size=n) * 2
+    a = cp.Variable(n)
+    cons = [a >= 0, a <= ub] + ([y @ a == 0] if equality else [])
+    cp.Problem(cp.Minimize(cp.sum_squares(a - z)), cons).solve(solver="CLARABEL", tol_gap_abs=1e-12,
+                                                                 tol_gap_rel=1e-12, tol_feas=1e-12)
+    got, _ = weighted_projection(z, y, ub, equality)
+    np.testing.assert_allclose(got, a.value, atol=1e-7)
+    assert np.all(got >= 0) and np.all(got <= ub)
+    if equality:
+        assert abs(y @ got) <= 1e-10 * (1 + ub.sum())
+
+
+def test_weighted_offset_minimises_the_weighted_hinge_over_a_fine_grid():
+    from marginkit.plans.hough_vavasis.svm_dual import weighted_best_offset
+    rng = np.random.default_rng(5)
+    n = 40
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    scores = rng.normal(size=n)
+    ub = rng.uniform(0.0, 3.0, size=n)
+    F = lambda t: float(ub @ np.maximum(0.0, 1.0 - y * (scores + t)))  # noqa: E731
+    b = weighted_best_offset(scores, y, ub)
+    grid = np.linspace(-5, 5, 20001)
+    assert F(b) <= min(F(t) for t in grid) + 1e-12
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_fista_with_sample_weights_matches_an_independent_cvxpy_model(bias):
+    X, y = noisy_data(n=120, d=5, seed=3)
+    s = np.random.default_rng(3).uniform(0.0, 2.0, size=120)
+    s[:4] = 0.0
+    prob = SoftMarginSVM(X, y, C=0.6, bias=bias, sample_weight=s)
+    assert "fista" in mk.methods(prob)
+    w, b = cp.Variable(5), cp.Variable()
+    hinge = cp.pos(1 - cp.multiply(y, X @ w + (b if bias else 0.0)))
+    best = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + cp.sum(cp.multiply(0.6 * s, hinge)))).solve(
+        solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    res = prob.solve("fista", tol=1e-8, max_iter=50000)
+    assert res.status == "optimal"
+    assert abs(res.value - best) <= 1e-6 * best
+    a = res.dual["a"]
+    assert np.all(a >= -1e-12) and np.all(a <= 0.6 * s + 1e-12)
+    if bias:
+        assert abs(y @ a) <= 1e-8 * (1 + a.sum())
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_fista_on_scaled_data_gives_the_same_iterations_status_and_relative_gap(bias):
+    """``c·X`` with ``C/c²`` is the same problem (``w -> w/c``, ``a -> a/c²``, ``P -> P/c²``): the step ``1/L`` is
+    taken from the data (``L = ||X||²``), so the iterates are the same up to rounding."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(150, 6)) * rng.uniform(0.1, 10.0, size=6)
+    y = np.where(X @ rng.normal(size=6) + rng.normal(size=150) > 0, 1.0, -1.0)
+    runs = {c: SoftMarginSVM(c * X, y, C=1.0 / c ** 2, bias=bias).solve("fista", tol=1e-4, max_iter=50000)
+            for c in (1.0, 100.0, 1e-3)}
+    base = runs[1.0]
+    assert base.status == "optimal"
+    for c, res in runs.items():
+        assert res.status == base.status, c
+        assert abs(res.iterations - base.iterations) <= max(2, 0.01 * base.iterations), c
+        assert res.value * c ** 2 == pytest.approx(base.value, rel=1e-6)
+        assert res.certificate["relative_gap"] <= 1e-4

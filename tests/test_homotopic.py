@@ -208,3 +208,52 @@ def test_non_separable_data_never_report_optimal_with_a_positive_margin():
 def test_homotopic_is_listed_with_a_bias_but_not_with_a_kernel(toy):
     assert "homotopic" in methods(MaxMargin(toy.p.X, toy.p.y, bias=True))
     assert "homotopic" not in methods(MaxMargin(toy.p.X, toy.p.y, kernel="rbf", gamma=1.0))
+
+
+# the data-driven λ0 (lambda0="auto"): λ* <= σnγ*² <= σnγ̄², γ̄ a certified margin bound (module docstring)
+@pytest.mark.parametrize("name", ["toy-2d", "toy-2d-stretched", "shifted", "digits-0-vs-1", "synthetic-separable"])
+def test_auto_lambda0_is_a_certified_upper_bound_on_lambda_star(request, name):
+    case = request.getfixturevalue("shifted") if name == "shifted" else Case(catalog.load(name))
+    plan = case.p.compile("homotopic")
+    assert plan.margin_bound >= case.ref.margin * (1 - 1e-9)               # weak duality
+    assert plan.first_lambda == pytest.approx(plan.margin_bound ** 2)      # mean hinge: σn = 1
+    assert plan.first_lambda >= case.lambda_star                           # λ* from the CVXPY LP of §0.2
+    assert plan.first_lambda <= 2.0 * case.ref.margin ** 2                 # and a tight bound, not a guess
+    summed = case.p.compile("homotopic", hinge="sum")
+    assert summed.first_lambda == pytest.approx(case.p.n * plan.margin_bound ** 2)
+    assert summed.first_lambda >= case.p.constants()["lambda_star"]       # λ*_A: the summed-hinge threshold
+
+
+def test_auto_lambda0_scales_with_the_data_and_is_the_same_for_sparse_data():
+    X, y = ds.separable_synthetic(n=60, d=30, margin=0.05, seed=2, sparse_density=0.3)
+    sparse = MaxMargin(X, y).compile("homotopic")
+    dense = MaxMargin(X.toarray(), y).compile("homotopic")
+    scaled = MaxMargin(1e3 * X.toarray(), y).compile("homotopic")
+    assert sparse.first_lambda == pytest.approx(dense.first_lambda, rel=1e-12)
+    assert scaled.first_lambda == pytest.approx(1e6 * dense.first_lambda, rel=1e-9)
+
+
+def test_auto_lambda0_beats_lambda0_one_at_equal_budget():
+    """The issue's observation on a 120 x 200 instance (λ0 = 1: relative error 0.96), at a reduced size: rows in the
+    unit ball, λ0 = 1 is about 300 λ* and the run never leaves the plateau; λ0 = γ̄² is 4 λ*."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 100))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X @ rng.standard_normal(100) > 0, 1.0, -1.0)
+    P = MaxMargin(X, y)
+    wstar = P.reference().w
+    for output in ("average", "best"):
+        err = {lam0: P.solve("homotopic", lambda0=lam0, output=output, max_iter=10000, tol=0.0).trace["dist_to_opt"][-1]
+               / np.linalg.norm(wstar) for lam0 in ("auto", 1.0)}    # the iterate itself (Result.w is rescaled)
+        assert err["auto"] <= 0.5 * err[1.0]
+        assert err[1.0] >= 0.8
+
+
+def test_auto_lambda0_with_a_step_too_large_for_it_is_rejected_naming_eta0(toy):
+    with pytest.raises(ProblemError, match="eta0"):
+        toy.p.compile("homotopic", eta0=10.0)       # λ0 = γ̄² = 2 on toy-2d: η0λ0 = 20 > 1 (Lemma 2.2)
+
+
+def test_certificate_reports_the_lambda0_in_use(toy):
+    res = toy.p.solve("homotopic", max_iter=50)
+    assert res.certificate["lambda0"] == pytest.approx(toy.p.compile("homotopic").first_lambda)

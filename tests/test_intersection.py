@@ -131,14 +131,56 @@ def test_support_functions_are_suprema_over_the_set():
         assert max(p @ w for p in pts) <= K.support(w) + 1e-12
 
 
-@pytest.mark.parametrize("method,tol", [("dykstra", 1e-2), ("dykstra-accelerated", 1e-3)])
-def test_disjoint_sets_are_reported_infeasible(method, tol):
+def assert_farkas(sets, cert):
+    """``Σμ_i = 0`` (to rounding) and ``−Σσ_{K_i}(−μ_i) > 0``, recomputed here from the sets' definitions: no θ is
+    in every set (or, for the LP route, ``Σc_r a_r = 0`` and ``Σc_r b_r < 0`` over the polyhedral rows)."""
+    mu = np.asarray(cert["farkas_lambda"])
+    if "farkas_rows" in cert:
+        A = cert["farkas_rows"]
+        assert np.linalg.norm(A.T @ mu) <= 1e-12 * np.abs(mu).sum() * np.linalg.norm(A, axis=1).max()
+        assert cert["farkas_value"] > 0
+        return
+    assert np.linalg.norm(mu.sum(axis=0)) <= 1e-12 * np.abs(mu).sum()
+    value = 0.0
+    for K, m in zip(sets, mu):
+        if isinstance(K, Ball):
+            value -= K.center @ (-m) + K.radius * np.linalg.norm(m)
+        elif isinstance(K, Box):
+            value -= np.where(-m > 0, K.hi, K.lo) @ (-m)
+        else:
+            t = (K.a @ (-m)) / (K.a @ K.a)
+            assert np.allclose(-m, t * K.a, atol=1e-12 * np.abs(m).max()) and (isinstance(K, Hyperplane) or t >= 0)
+            value -= t * K.b
+    assert value > 0 and value == pytest.approx(cert["farkas_value"], rel=1e-9)
+
+
+@pytest.mark.parametrize("method,tol", [("dykstra", 1e-2), ("dykstra-accelerated", 1e-3), ("mirror-descent", 1e-2)])
+@pytest.mark.parametrize("case", ["balls", "halfspaces", "hyperplane-box"])
+def test_disjoint_sets_are_reported_infeasible_with_a_farkas_certificate(method, tol, case):
     d = 4
-    prob = ProjectionOntoIntersection(np.zeros(d), [Ball(np.zeros(d), 1.0), Ball(np.full(d, 3.0), 1.0)])
+    sets = {"balls": [Ball(np.zeros(d), 1.0), Ball(np.full(d, 3.0), 1.0)],
+            "halfspaces": [HalfSpace(np.ones(d), 0.0), HalfSpace(-np.ones(d), -1.0)],
+            "hyperplane-box": [Hyperplane(np.ones(d), 10.0), Box(-np.ones(d), np.ones(d))]}[case]
+    prob = ProjectionOntoIntersection(np.zeros(d), sets)
     assert prob.reference().status == "infeasible"
     res = prob.solve(method, tol=tol, max_iter=5000, seed=0)
     assert res.status == "infeasible"
-    assert prob.solve(method, max_iter=200, seed=0).status == "user_limit"  # default tol: never optimal
+    assert_farkas(sets, res.certificate)
+    if case == "balls":
+        assert prob.solve(method, max_iter=200, seed=0).status == "user_limit"  # default tol: never optimal
+
+
+@pytest.mark.parametrize("method", ["dykstra", "dykstra-accelerated", "mirror-descent"])
+def test_a_far_intersection_is_infeasible_inaccurate_never_infeasible(method):
+    """Two half-spaces through a thin wedge: each is at distance ~1 from the point, their intersection at ~100.
+    At a loose tol the distance test fires (the intersection is far relative to the sets), but no Farkas
+    certificate exists: the run says ``infeasible_inaccurate``, as the contract defines it."""
+    eps = 0.01
+    sets = [HalfSpace(np.array([-1.0, -eps]), -1.0), HalfSpace(np.array([1.0, -eps]), -1.0)]
+    prob = ProjectionOntoIntersection(np.zeros(2), sets)
+    assert prob.reference().status == "optimal"
+    for tol in (0.5, 0.1):
+        assert prob.solve(method, tol=tol, max_iter=5000, seed=0).status == "infeasible_inaccurate"
 
 
 def test_methods_are_listed_for_p_up_to_two_only():

@@ -18,7 +18,7 @@ from marginkit.core.result import STATUSES
 SLACK = 1e-9
 # plans whose iteration itself depends on the data's scale (a λ-schedule or step sizes in the user's units): their
 # statuses are checked against the reference at every scale, but not compared across scales (issue 12, reported)
-NOT_SCALE_FREE = {"homotopic", "diagonal", "diagonal-inertial"}
+NOT_SCALE_FREE = {"homotopic"}
 
 
 def _instance(rng, n=10, d=3, separable=True):
@@ -171,3 +171,20 @@ def test_non_separable_data_keep_a_rounding_level_hull_proof():
             assert np.all(q >= 0) and q.sum() == pytest.approx(1.0)
             R = c * np.linalg.norm(X, axis=1).max()
             assert np.linalg.norm((c * X).T @ (q * y)) <= 1e-12 * R * np.sqrt(len(y))
+
+
+@pytest.mark.parametrize("method", ["diagonal", "diagonal-inertial"])
+def test_diagonal_plans_give_the_same_status_and_relative_gap_for_c_times_x(method):
+    """Default options (λ0 = R², γ = 1/||Q||): solving ``c·X`` runs through ``u_t/c²``, so status, relative gap,
+    iteration count and ``margin/c`` are those of ``X`` for c in [1e-8, 1e8] (optimal and budget stops both)."""
+    rng = np.random.default_rng(31)
+    X, y = _instance(rng, n=14, d=3)
+    for tol, max_iter in ((1e-4, 3000), (1e-9, 40)):
+        base = _solve(mk.MaxMargin(X, y), method, tol, max_iter=max_iter)
+        assert base.status == ("optimal" if tol == 1e-4 else "user_limit")
+        for c in (1e-8, 1e-3, 7.3, 1e8):
+            res = _solve(mk.MaxMargin(c * X, y), method, tol, max_iter=max_iter)
+            assert res.status == base.status and res.iterations == base.iterations, (c, res.status)
+            assert res.certificate["relative_gap"] == pytest.approx(base.certificate["relative_gap"], rel=1e-6,
+                                                                    abs=1e-12)
+            assert res.margin / c == pytest.approx(base.margin, rel=1e-9)

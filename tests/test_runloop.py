@@ -51,7 +51,7 @@ def test_trace_every_k(problem):
 def test_trace_has_reference_gaps_once_reference_is_known(problem):
     problem.reference()
     res = problem.solve("dual-accelerated", max_iter=200)
-    for key in ("margin", "margin_gap", "angle_gap", "dist_to_opt", "dual_bound"):
+    for key in ("margin", "margin_gap", "angle_gap", "dist_to_opt", "margin_upper"):
         assert key in res.trace
     assert np.all(res.trace["margin_gap"] >= -1e-9)
 

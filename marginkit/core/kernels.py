@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .linalg import row_norms
 from .validation import ProblemError
 
 
@@ -43,3 +44,38 @@ def check_psd_gram(K: np.ndarray, name: str = "kernel") -> None:
     lam_min = float(np.linalg.eigvalsh(0.5 * (K + K.T))[0])
     if lam_min < -1e-8 * scale * K.shape[0]:
         raise ProblemError(f"{name} is not positive semidefinite on X (smallest eigenvalue {lam_min:.3g})")
+
+
+class GramRows:
+    """Rows ``k(x_i, ·)`` of the Gram matrix over the rows of ``X``, one at a time: ``n`` kernel evaluations per
+    row and nothing of size ``n²`` (JST's Algorithm 2 and the batch perceptron in kernel form, JST §4 and Fig. 3),
+    or read from a precomputed Gram matrix ``K`` when one is given. ``diagonal()`` gives ``k(x_i, x_i)``."""
+
+    def __init__(self, kernel, gamma, X, K=None):
+        self.kernel, self.gamma, self.X, self.K = kernel, gamma, X, K
+        self.n = X.shape[0]
+        self._sq = None
+        if K is None and kernel == "rbf":   # ||x_i||² once, so that a row costs one product with X
+            self._sq = row_norms(X, squared=True)
+
+    def row(self, i: int) -> np.ndarray:
+        """``[k(x_i, x_j) for j]`` as a fresh float array."""
+        if self.K is not None:
+            return np.array(self.K[i], dtype=np.float64)
+        if self._sq is not None:
+            xi = self.X[i]
+            dots = (np.asarray((self.X @ xi.T).toarray()).ravel() if sp.issparse(self.X)
+                    else self.X @ np.asarray(xi, dtype=np.float64))
+            sq = self._sq[i] + self._sq - 2.0 * dots
+            return np.exp(-self.gamma * np.maximum(sq, 0.0))
+        return gram(self.kernel, self.gamma, self.X[i:i + 1], self.X)[0]
+
+    def diagonal(self) -> np.ndarray:
+        """``[k(x_i, x_i) for i]`` (``n`` kernel evaluations)."""
+        if self.K is not None:
+            return np.array(np.diag(self.K), dtype=np.float64)
+        if self.kernel == "rbf":
+            return np.ones(self.n)
+        if self.kernel is None or self.kernel == "linear":
+            return row_norms(self.X, squared=True)
+        return np.array([gram(self.kernel, None, self.X[i:i + 1], self.X[i:i + 1])[0, 0] for i in range(self.n)])

@@ -1,12 +1,16 @@
-"""The ``Result`` of every solve, its ``Trace``, and the margin metrics shared by all methods."""
+"""The ``Result`` of every solve, its ``Trace`` (the one trace schema: :data:`TRACE_COLUMNS`, docs/TRACE.md), and the
+margin metrics shared by all methods."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from .kernels import gram
+from .persist import pack, read_npz, unpack, write_npz
 from .validation import ProblemError, check_matrix
 
 STATUSES = ("optimal", "optimal_inaccurate", "infeasible", "infeasible_inaccurate", "unbounded", "user_limit",
@@ -20,19 +24,77 @@ def geometric_margin(scores: np.ndarray, y: np.ndarray, norm_w: float) -> float:
     return float(np.min(y * scores) / norm_w)
 
 
+#: every trace column any method records, and its meaning: one name for one quantity (docs/TRACE.md is this table;
+#: tests/test_trace_schema.py holds every method to it). Gaps to the reference: relative under the bare name, absolute
+#: with ``_abs``; the certificate's quantities under the certificate's key names.
+TRACE_COLUMNS = {
+    # always
+    "iteration": "the iteration t of the record (coordinate methods: epochs of n updates)",
+    "time": "seconds since the run started, the recording itself excluded",
+    # margins (classification problems), in the units of the user's data
+    "margin": "γ(w_t) = min_i y_i(x_iᵀw_t + b)/||w_t||, the normalised margin of the iterate",
+    "margin_upper": "certified upper bound γ̄_t >= γ* (the certificate's margin_upper; formerly dual_bound)",
+    "gap_bound": "γ̄_t − γ(w_t), the certified absolute margin gap (the certificate's gap_bound)",
+    "norm_w": "||w_t|| of the iterate as the method keeps it (unnormalised)",
+    "mistakes": "number of training points with y_i x_iᵀw_t <= 0",
+    "offset": "the offset b_t of the iterate (problems with a bias)",
+    # objectives of the form the method runs on
+    "objective": "the objective of the form the method runs on, at the iterate (its Result.value at the end)",
+    "primal_objective": "the primal objective P at the iterate (when the form's objective is the dual)",
+    "dual_objective": "the dual objective D, a certified bound on the optimal value (formerly dual)",
+    "duality_gap": "P − D (absolute; the certificate's duality_gap)",
+    "dual_potential": "the function the diagonal plans minimise over their dual variable u (−D at u = −α)",
+    "stage_objective": "homotopic: the objective of the current stage's λ-problem",
+    "max_violation": "largest constraint violation of the iterate",
+    "equality_violation": "|Σ_i y_i a_i|, the violation of the SVM dual's equality constraint (bias=True)",
+    "residual": "ESP: ||b − 𝒜x_t||",
+    "gradient_mapping": "FISTA: norm of the gradient mapping at the iterate",
+    "distance_bound": "Hough–Vavasis: the certified bound on the distance to the dual optimum",
+    "certified_fraction": "Hough–Vavasis: fraction of coordinates certified at their bound",
+    "stage": "homotopic: the stage k",
+    "lam": "homotopic: the stage's regularisation λ_k",
+    "epochs": "coordinate methods: full passes over the data so far (when the iteration counts something else)",
+    "active": "dual coordinate descent: size of the active (unshrunk) set",
+    "pg_range": "dual coordinate descent: range of the projected gradient (the shrinking test)",
+    "gap_estimate": "dual coordinate descent: the running estimate of the duality gap that schedules the exact certificate",
+    "visits": "dual coordinate descent: coordinate updates so far (one compiled round visits max(n, 65,536))",
+    "test_error": "fraction of misclassified points of test_set=(X, y) (recorded only with test_set)",
+    # against the certified reference (filled once it is known)
+    "margin_gap": "(γ* − γ(w_t))/γ*, relative (as in cross_validate's table)",
+    "margin_gap_abs": "γ* − γ(w_t)",
+    "objective_gap": "(f_t − f*)/|f*| (sign flipped for a maximisation), relative (as in cross_validate's table)",
+    "objective_gap_abs": "f_t − f* (sign flipped for a maximisation)",
+    "angle_gap": "1 − cos(w_t, w*)",
+    "dist_to_opt": "||w_t − w*|| in the coordinates of the iterate the method keeps (unnormalised for the margin plans)",
+}
+
+#: the names earlier releases used for a trace column, and the canonical name (docs/TRACE.md)
+RENAMED_COLUMNS = {"dual": "dual_objective", "dual_bound": "margin_upper"}
+
+
 class Trace:
     """Per-recorded-iteration metrics as equal-length 1-D arrays (``trace["margin"]`` etc.).
 
-    Recording is done by the run loop on a schedule (see :func:`marginkit.runloop.record_schedule`), so the
-    cost of a record never dominates an iteration. Iterates are kept aside (``trace.iterates``) so that
-    metrics needing the certified optimum (margin gap, angle gap, distance to ``w*``) can be filled in
-    afterwards, once a reference is known.
+    The column names are one schema for every method (docs/TRACE.md): ``iteration`` and ``time`` always; the
+    certificate's quantities under the certificate's own key names (``margin``, ``margin_upper``, ``objective``,
+    ``dual_objective``, ``duality_gap``, ...); gaps to the certified reference relative under the bare name
+    (``margin_gap``, ``objective_gap``, ``angle_gap``, as in :func:`~marginkit.cross_validate`'s table) and absolute
+    with ``_abs`` (``margin_gap_abs``, ``objective_gap_abs``), and the distance ``dist_to_opt = ||w_t − w*||``.
+
+    Recording is done by the run loop on a schedule (see :func:`marginkit.engine.runloop.record_schedule`). The
+    gap columns are filled when the reference is known: at the end of the run if ``problem.reference()`` was
+    already computed, otherwise the first time the trace is read after it has been (the trace asks the problem's
+    cache; it never starts a solve). ``angle_gap`` and ``dist_to_opt`` need the iterates: they are computed during
+    the run when the reference is known before it, and afterwards only from iterates kept with
+    ``solve(..., keep_iterates=True)`` (then in :attr:`iterates`).
     """
 
-    def __init__(self):
+    def __init__(self, keep_iterates: bool = False):
         self._cols: dict[str, list] = {}
         self._n = 0
-        self.iterates: list[np.ndarray] = []
+        self.keep_iterates = bool(keep_iterates)
+        self._iterates: list = []
+        self._pending: Callable[["Trace"], bool] | None = None
 
     def record(self, iteration: int, time: float, metrics: dict, iterate=None) -> None:
         row = {"iteration": iteration, "time": time, **metrics}
@@ -42,8 +104,30 @@ class Trace:
         for key, col in self._cols.items():
             col.append(float(row.get(key, np.nan)))
         self._n += 1
-        if iterate is not None:
-            self.iterates.append(iterate)
+        if self.keep_iterates:
+            self._iterates.append(iterate)
+
+    @property
+    def iterates(self) -> list:
+        """The iterate of every record (only with ``keep_iterates=True``: they cost one vector per record)."""
+        if not self.keep_iterates:
+            raise AttributeError("the iterates were not kept: solve(..., keep_iterates=True) keeps one per record")
+        return self._iterates
+
+    def defer(self, fill: Callable[["Trace"], bool] | None) -> None:
+        """Register ``fill(trace) -> done`` to run when the trace is next read (the gap columns, once the problem's
+        reference is cached); it is called again on later reads until it returns True."""
+        self._pending = fill
+
+    def _sync(self) -> None:
+        fill, self._pending = self._pending, None
+        if fill is not None and not fill(self):
+            self._pending = fill
+
+    def __getstate__(self):
+        """Pickling keeps the columns filled so far; a pending fill (a closure over the problem) is dropped."""
+        self._sync()
+        return {**self.__dict__, "_pending": None}
 
     def set(self, key: str, values) -> None:
         values = np.asarray(values, dtype=float)
@@ -51,23 +135,68 @@ class Trace:
             raise ValueError(f"trace column {key!r} needs {self._n} values, got {values.shape}")
         self._cols[key] = list(values)
 
+    def _column(self, key: str) -> str:
+        self._sync()
+        if key not in self._cols and key in RENAMED_COLUMNS and RENAMED_COLUMNS[key] in self._cols:
+            warnings.warn(f"trace column {key!r} is now called {RENAMED_COLUMNS[key]!r}", DeprecationWarning,
+                          stacklevel=3)
+            return RENAMED_COLUMNS[key]
+        return key
+
     def __getitem__(self, key: str) -> np.ndarray:
+        key = self._column(key)
+        if key not in self._cols:
+            raise KeyError(f"no trace column {key!r}; the columns are {', '.join(self._cols)}"
+                           + ("" if key not in GAP_COLUMNS else
+                              " (the gaps to the reference appear once problem.reference() has been computed;"
+                              " angle_gap/dist_to_opt also need it before the run or keep_iterates=True)"))
         return np.asarray(self._cols[key], dtype=float)
 
     def __contains__(self, key) -> bool:
+        self._sync()
         return key in self._cols
 
     def keys(self):
+        self._sync()
         return list(self._cols)
 
     def __len__(self) -> int:
         return self._n
 
     def as_dict(self) -> dict[str, np.ndarray]:
+        self._sync()
         return {k: self[k] for k in self._cols}
 
+    def to_pandas(self):
+        """The trace as a ``pandas.DataFrame``, one row per record, one column per metric (pandas is optional)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Trace.to_pandas() needs pandas, which is not installed: pip install pandas") from None
+        return pd.DataFrame(self.as_dict())
+
     def __repr__(self) -> str:
+        self._sync()
         return f"Trace({self._n} records: {', '.join(self._cols)})"
+
+    # saving --------------------------------------------------------------------------------------
+    def _pack(self, arrays: dict) -> dict:
+        its = self._iterates if self.keep_iterates else []
+        return {"columns": pack(self.as_dict(), arrays), "keep_iterates": self.keep_iterates,
+                "iterates": pack(list(its), arrays)}
+
+    @classmethod
+    def _unpack(cls, doc: dict, arrays: dict) -> "Trace":
+        tr = cls(keep_iterates=doc["keep_iterates"])
+        cols = unpack(doc["columns"], arrays)
+        tr._n = len(next(iter(cols.values()))) if cols else 0
+        tr._cols = {k: list(np.asarray(v, float)) for k, v in cols.items()}
+        tr._iterates = unpack(doc["iterates"], arrays)
+        return tr
+
+
+#: the columns that compare with the certified reference (filled when it is known)
+GAP_COLUMNS = ("margin_gap", "margin_gap_abs", "objective_gap", "objective_gap_abs", "angle_gap", "dist_to_opt")
 
 
 @dataclass
@@ -76,7 +205,9 @@ class Result:
 
     ``status`` uses CVXPY's strings. ``optimal`` is reported only when the requested tolerance was met
     (for first-order methods: by the method's own certificate), ``user_limit`` for a budget stop and
-    ``infeasible`` when the data cannot be separated (then ``margin`` is never positive).
+    ``infeasible`` when the data cannot be separated (then ``margin`` is never positive). ``time`` is
+    ``setup_time + solve_time``; ``trace`` follows one schema for every method (docs/TRACE.md). :meth:`save` and
+    :meth:`load` keep a result in one ``.npz`` file (no pickle).
     """
 
     status: str
@@ -125,6 +256,45 @@ class Result:
         if self.classes_ is None:
             return np.where(pos, 1.0, -1.0)
         return np.where(pos, self.classes_[1], self.classes_[0])
+
+    # saving --------------------------------------------------------------------------------------
+    def save(self, path) -> str:
+        """Write the result to ``path`` (one ``.npz`` file: the arrays, and JSON for the rest; no pickle). Everything
+        is kept -- status, ``w``, ``b``, values, timings, certificate, dual, info, the trace's columns (and iterates
+        if kept), ``classes_`` and a kernel expansion's training data -- except a callable kernel, which cannot be
+        stored without pickle (its ``decision_function`` then raises after loading). Returns ``path``."""
+        arrays: dict = {}
+        return write_npz(path, "marginkit.Result", self._pack(arrays), arrays)
+
+    @classmethod
+    def load(cls, path) -> "Result":
+        """The :class:`Result` saved by :meth:`save` at ``path`` (``ProblemError`` naming ``path`` otherwise)."""
+        doc, arrays = read_npz(path, "marginkit.Result")
+        return cls._unpack(doc, arrays)
+
+    def _pack(self, arrays: dict) -> dict:
+        skip = ("trace", "_kernel_data", "_decision")
+        doc = {f.name: pack(getattr(self, f.name), arrays) for f in fields(self) if f.name not in skip}
+        doc["trace"] = None if self.trace is None else self.trace._pack(arrays)
+        kd = self._kernel_data
+        if kd is not None and not callable(kd[1]):
+            Xtrain = kd[0]
+            if hasattr(Xtrain, "tocsr"):   # scipy.sparse: its three arrays
+                Xtrain = Xtrain.tocsr()
+                Xtrain = {"csr": (Xtrain.data, Xtrain.indices, Xtrain.indptr), "shape": tuple(Xtrain.shape)}
+            doc["_kernel_data"] = pack((Xtrain, kd[1], kd[2]), arrays)
+        return doc
+
+    @classmethod
+    def _unpack(cls, doc: dict, arrays: dict) -> "Result":
+        kw = {k: unpack(v, arrays) for k, v in doc.items() if k not in ("trace", "_kernel_data")}
+        kw["trace"] = None if doc.get("trace") is None else Trace._unpack(doc["trace"], arrays)
+        if doc.get("_kernel_data") is not None:
+            Xtrain, kernel, gamma = unpack(doc["_kernel_data"], arrays)
+            if isinstance(Xtrain, dict):
+                Xtrain = sp.csr_matrix(Xtrain["csr"], shape=Xtrain["shape"])
+            kw["_kernel_data"] = (Xtrain, kernel, gamma)
+        return cls(**kw)
 
     def __repr__(self) -> str:
         return (f"Result(method={self.method!r}, status={self.status!r}, value={self.value:.6g}, "

@@ -1,73 +1,150 @@
-"""Turn a plan's :class:`~marginkit.runloop.Solution` into the user's :class:`~marginkit.Result`.
+"""Turn a plan's :class:`~marginkit.runloop.Solution` into the user's :class:`~marginkit.Result`, and the trace's
+metrics that compare with the certified reference (the schema: docs/TRACE.md).
 
 Everything reported here is recomputed from the iterate and the user's data (margin, objective value),
 never copied from the plan, so a status or a margin can not claim more than the iterate achieves.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
+from ..core.kernels import gram
 from ..core.result import Result
+from ..core.validation import ProblemError, check_matrix
 
 
-def fill_reference_metrics(problem, trace, ref) -> None:
-    """Add ``margin_gap``, ``angle_gap``, ``dist_to_opt`` (and ``objective_gap``) to a trace, against a
-    certified reference (used when the reference is known: ``cross_validate`` and the command line)."""
+def fill_reference_metrics(trace, ref, sense: str = "min") -> None:
+    """Fill the gap columns of ``trace`` against a certified reference ``ref`` (docs/TRACE.md).
+
+    ``margin_gap = (γ* − γ_t)/γ*`` and ``margin_gap_abs = γ* − γ_t`` from the ``margin`` column;
+    ``objective_gap = s(f_t − f*)/|f*|`` and ``objective_gap_abs = s(f_t − f*)`` from the ``objective`` column
+    (``s = −1`` when the form the method ran on is a maximisation, so a gap is positive before convergence) -- the same
+    relative gaps as :func:`~marginkit.cross_validate`'s table; ``angle_gap = 1 − cos(w_t, w*)`` and
+    ``dist_to_opt = ||w_t − w*||`` from the kept iterates, unless the run already recorded them. Nothing is filled
+    against a reference that is not certified optimal."""
     if trace is None or len(trace) == 0 or ref is None or ref.status not in ("optimal", "optimal_inaccurate"):
         return
-    if "margin" in trace and np.isfinite(ref.margin):
-        trace.set("margin_gap", ref.margin - trace["margin"])
-    if "objective" in trace and np.isfinite(ref.value):
-        trace.set("objective_gap", (trace["objective"] - ref.value) / max(1.0, abs(ref.value)))
-    its = trace.iterates
-    if ref.w is None or len(its) != len(trace) or any(v is None for v in its):
+    cols = trace._cols
+    if "margin" in cols and np.isfinite(ref.margin):
+        gap = ref.margin - np.asarray(cols["margin"], float)
+        trace.set("margin_gap_abs", gap)
+        trace.set("margin_gap", gap / ref.margin if ref.margin > 0 else np.full(len(trace), np.nan))
+    if "objective" in cols and np.isfinite(ref.value):
+        sign = -1.0 if sense == "max" else 1.0
+        gap = sign * (np.asarray(cols["objective"], float) - ref.value)
+        trace.set("objective_gap_abs", gap)
+        trace.set("objective_gap", gap / max(abs(ref.value), 1e-300))
+    if "angle_gap" in cols or not trace.keep_iterates or ref.w is None:
         return
-    wstar = np.asarray(ref.w)
-    if any(np.shape(v) != wstar.shape for v in its):
-        return
-    ns = np.linalg.norm(wstar)
-    cos = np.array([float(v @ wstar) / (np.linalg.norm(v) * ns) if np.linalg.norm(v) > 0 else 0.0
-                    for v in its])
-    trace.set("angle_gap", 1.0 - cos)
-    trace.set("dist_to_opt", [float(np.linalg.norm(v - wstar)) for v in its])
+    rows = [_to_reference(v, np.asarray(ref.w)) for v in trace._iterates]
+    trace.set("angle_gap", [r["angle_gap"] for r in rows])
+    trace.set("dist_to_opt", [r["dist_to_opt"] for r in rows])
 
 
-def build_result(problem, sol, method: str) -> Result:
-    fields = dict(status=sol.status, iterations=sol.iterations, time=sol.setup_time + sol.time,
-                  setup_time=sol.setup_time, solve_time=sol.time, method=method,
-                  trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
-    fields.update(problem.result_fields(sol))
-    res = Result(**fields)
-    fill_reference_metrics(problem, res.trace, problem.cached_reference())
-    return res
+def _to_reference(v, wstar) -> dict:
+    """``angle_gap`` and ``dist_to_opt`` of one iterate (NaN when it is not a vector of ``w*``'s shape)."""
+    if v is None or np.shape(v) != wstar.shape:
+        return {"angle_gap": np.nan, "dist_to_opt": np.nan}
+    v = np.asarray(v, float)
+    nv, ns = float(np.linalg.norm(v)), float(np.linalg.norm(wstar))
+    cos = float(v @ wstar) / (nv * ns) if nv > 0 and ns > 0 else 0.0
+    return {"angle_gap": 1.0 - cos, "dist_to_opt": float(np.linalg.norm(v - wstar))}
 
 
-def fill_test_error(problem, res, test_set) -> None:
-    """``trace["test_error"]`` (fraction of misclassified test points at each recorded iterate) and
-    ``res.info["test_error"]`` for the returned classifier. Labels are the user's own values."""
-    from ..core.validation import ProblemError, check_matrix
+def gap_filler(problem, sense: str = "min"):
+    """``fill(trace) -> done`` for :meth:`~marginkit.core.result.Trace.defer`: fills the gap columns once
+    ``problem``'s reference is cached (it only reads the cache, never starts a solve). The problem is held weakly:
+    a trace does not keep the data alive."""
+    ref_to = weakref.ref(problem)
+
+    def fill(trace) -> bool:
+        prob = ref_to()
+        if prob is None:
+            return True
+        ref = prob.cached_reference()
+        if ref is None:
+            return False
+        fill_reference_metrics(trace, ref, sense)
+        return True
+    return fill
+
+
+def make_probe(problem, test_set=None):
+    """``probe(snapshot) -> dict`` of the per-record metrics that need the iterate, computed by the run loop as each
+    record is made (so the iterates need not be kept): ``angle_gap``/``dist_to_opt`` when the certified reference
+    is already cached, ``test_error`` when ``test_set=(X_test, y_test)`` is given (checked here, before the run).
+    None when there is nothing to compute."""
+    parts = []
+    ref = problem.cached_reference()
+    if ref is not None and ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None:
+        wstar = np.asarray(ref.w, float)
+        parts.append(lambda v: _to_reference(v, wstar))
+    if test_set is not None:
+        parts.append(_test_error_probe(problem, *check_test_set(problem, test_set)))
+    if not parts:
+        return None
+    return lambda v: {k: val for part in parts for k, val in part(v).items()}
+
+
+def check_test_set(problem, test_set):
+    """``(X_test, y_test)`` checked against the problem's data (``ProblemError`` naming ``test_set``)."""
     try:
         Xt, yt = test_set
     except (TypeError, ValueError):
         raise ProblemError("test_set must be a pair (X_test, y_test)") from None
     Xt = check_matrix(Xt, "test_set X")
     yt = np.asarray(yt)
-    if Xt.shape[0] != yt.shape[0] or Xt.shape[1] != problem.X.shape[1]:
-        raise ProblemError(f"test_set has shapes {Xt.shape}, {yt.shape}; expected (m, {problem.X.shape[1]}), (m,)")
-    res.info["test_error"] = float(np.mean(res.predict(Xt) != yt))
-    tr = res.trace
-    if tr is None or len(tr.iterates) != len(tr) or any(v is None for v in tr.iterates):
-        return
-    classes = problem.classes_
-    errs = []
-    for v in tr.iterates:
-        if np.shape(v) == (problem.X.shape[1],):
+    X = getattr(problem, "X", None)
+    if X is None:
+        raise ProblemError(f"test_set applies to classification problems, not to {type(problem).__name__}")
+    if yt.ndim != 1 or Xt.shape[0] != yt.shape[0] or Xt.shape[1] != X.shape[1]:
+        raise ProblemError(f"test_set has shapes {Xt.shape}, {yt.shape}; expected (m, {X.shape[1]}), (m,)")
+    return Xt, yt
+
+
+def _test_error_probe(problem, Xt, yt):
+    """Fraction of misclassified test points at one iterate: ``w`` (linear) or kernel coefficients (length n)."""
+    classes = getattr(problem, "classes_", None)
+    n, d = problem.X.shape
+    kernel = getattr(problem, "kernel", None)
+    cache = {}
+
+    def error(v) -> dict:
+        if v is None:
+            return {"test_error": np.nan}
+        if np.shape(v) == (d,) and kernel is None:
             f = np.asarray(Xt @ v).ravel()
-        elif np.shape(v) == (problem.X.shape[0],) and getattr(problem, "kernel", None) is not None:
-            from ..core.kernels import gram
-            f = gram(problem.kernel, problem.gamma, Xt, problem.X) @ v
+        elif np.shape(v) == (n,) and kernel is not None:
+            if "K" not in cache:
+                cache["K"] = gram(kernel, problem.gamma, Xt, problem.X)
+            f = cache["K"] @ v
         else:
-            return
+            return {"test_error": np.nan}
         pred = np.where(f > 0, classes[1], classes[0]) if classes is not None else np.sign(f)
-        errs.append(float(np.mean(pred != yt)))
-    tr.set("test_error", errs)
+        return {"test_error": float(np.mean(pred != yt))}
+    return error
+
+
+def build_result(problem, sol, method: str, form=None) -> Result:
+    """The user's :class:`~marginkit.Result`: every number from ``problem.result_fields`` (recomputed from the iterate);
+    the trace's gap columns filled now if the reference is cached, else when the trace is read after it is (``form``:
+    the problem the method ran on, whose objective the trace's ``objective`` column holds)."""
+    fields = dict(status=sol.status, iterations=sol.iterations, time=sol.setup_time + sol.time,
+                  setup_time=sol.setup_time, solve_time=sol.time, method=method,
+                  trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
+    fields.update(problem.result_fields(sol))
+    res = Result(**fields)
+    if res.trace is not None and len(res.trace):
+        fill = gap_filler(problem, getattr(form if form is not None else problem, "sense", "min"))
+        if not fill(res.trace):
+            res.trace.defer(fill)
+    return res
+
+
+def fill_test_error(problem, res, test_set) -> None:
+    """``res.info["test_error"]``: the fraction of misclassified test points of the returned classifier (labels are
+    the user's own values). The trace's ``test_error`` column is recorded during the run (:func:`make_probe`)."""
+    Xt, yt = check_test_set(problem, test_set)
+    res.info["test_error"] = float(np.mean(res.predict(Xt) != yt))

@@ -8,7 +8,9 @@ runs on. No plan module is imported here: listing methods reads cards only.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 from ..core.validation import ProblemError
 from ..formulations import FORMS, Problem
@@ -35,13 +37,13 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-def _check_problem(problem):
+def _check_problem(problem: Any) -> None:
     if not isinstance(problem, Problem):
         raise ProblemError(f"problem must be a marginkit problem (MaxMargin, SoftMarginSVM, ...); got "
                            f"{type(problem).__name__} {problem!r:.60}")
 
 
-def _walk(problem, max_depth: int = 3):
+def _walk(problem: Problem, max_depth: int = 3) -> Iterator[Chain]:
     """Yield a :class:`Chain` for every form reachable from ``problem`` by accepting reductions (BFS)."""
     _check_problem(problem)
     GRAPH = reduction_graph()
@@ -66,7 +68,7 @@ def _walk(problem, max_depth: int = 3):
         frontier = nxt
 
 
-def _candidates(problem):
+def _candidates(problem: Problem) -> Iterator[tuple[MethodCard, Chain]]:
     GRAPH = reduction_graph()
     for chain in _walk(problem):
         form = chain.reduced.form
@@ -78,7 +80,7 @@ def _candidates(problem):
                 yield card, chain
 
 
-def methods(problem) -> list[str]:
+def methods(problem: Problem) -> list[str]:
     """Names of the methods that apply to ``problem`` (directly or through a reduction), the reference first."""
     names = []
     for card, chain in _candidates(problem):
@@ -88,7 +90,7 @@ def methods(problem) -> list[str]:
     return sorted(names, key=lambda m: m != "cvxpy")
 
 
-def resolve(problem, method: str) -> tuple[MethodCard, Chain]:
+def resolve(problem: Problem, method: str) -> tuple[MethodCard, Chain]:
     """The card of ``method`` and the chain from ``problem`` to its form; ``ProblemError`` with the reason if none."""
     if not isinstance(method, str):
         raise ProblemError(f"method must be a string; got {method!r}")
@@ -106,7 +108,7 @@ def resolve(problem, method: str) -> tuple[MethodCard, Chain]:
                        f"available: {', '.join(methods(problem))}")
 
 
-def method_spec(problem, method: str) -> MethodCard:
+def method_spec(problem: Problem, method: str) -> MethodCard:
     """The card of ``method`` as it applies to ``problem``."""
     return resolve(problem, method)[0]
 

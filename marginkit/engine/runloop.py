@@ -27,7 +27,7 @@ from ..core.params import Boolean, Interval, IsCallable, check_value
 from ..core.result import Trace
 from ..core.solution import Solution
 from ..core.validation import ProblemError
-from .assemble import build_result, fill_test_error
+from .assemble import build_result, fill_test_error, make_probe
 
 @dataclass(frozen=True)
 class Budget:
@@ -40,7 +40,7 @@ class Budget:
 
 
 RUN_OPTIONS = ("max_iter", "tol", "time_limit", "callback", "seed", "verbose", "warm_start", "trace",
-               "check_every", "test_set")
+               "check_every", "test_set", "keep_iterates")
 
 
 def record_schedule(kind, max_iter: int):
@@ -76,6 +76,7 @@ RUN_CONSTRAINTS = {
     "callback": [None, IsCallable()],
     "verbose": [Boolean(), Interval(int, 0, None)],
     "check_every": [Interval(int, 1, None)],
+    "keep_iterates": [Boolean()],
 }
 
 
@@ -128,22 +129,31 @@ class _Log:
 
 def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit: float | None = None,
         callback: Callable[[Any], bool] | None = None, seed=None, verbose: bool = False,
-        warm_start=None, trace="geometric", check_every: int = 1, test_set=None) -> Solution:
+        warm_start=None, trace="geometric", check_every: int = 1, test_set=None,
+        keep_iterates: bool = False) -> Solution:
     """Run ``plan`` until its certificate meets ``tol`` or a budget is exhausted.
 
-    ``test_set=(X_test, y_test)`` adds a ``test_error`` column to the trace; it is computed after the run
-    from the recorded iterates (see :func:`marginkit.assemble.fill_test_error`), never inside the loop.
+    Each trace record holds ``iteration``, ``time`` and the plan's ``measure``; the metrics that need the iterate are
+    computed as the record is made, outside the timed part (:func:`marginkit.engine.assemble.make_probe`):
+    ``test_error`` when ``test_set=(X_test, y_test)`` is given, ``angle_gap``/``dist_to_opt`` when the problem's
+    reference is already cached. The iterates themselves are kept only with ``keep_iterates=True``.
     """
     max_iter = plan.default_max_iter if max_iter is None else max_iter
     tol = plan.default_tol if tol is None else tol
     _check_run_options(dict(max_iter=max_iter, tol=tol, time_limit=time_limit, callback=callback, verbose=verbose,
-                            check_every=check_every))
+                            check_every=check_every, keep_iterates=keep_iterates))
     budget = Budget(int(max_iter), float(tol), time_limit)
     rng = make_rng(seed)
     due = record_schedule(trace, max_iter)
-    tr = Trace()
+    probe = make_probe(getattr(plan, "origin", plan.form), test_set)
+    tr = Trace(keep_iterates=bool(keep_iterates))
     log = _Log(plan.name, plan.log_columns) if verbose else None
     log_due = record_schedule("geometric", max_iter) if verbose else None
+    logged = -1   # the last iteration printed (each row once)
+
+    def record(t, elapsed, metrics):
+        snap = plan.snapshot(state) if (keep_iterates or probe is not None) else None
+        tr.record(t, elapsed, metrics if probe is None else {**metrics, **probe(snap)}, snap)
 
     start = _time.perf_counter()
     paused = 0.0  # time spent recording is excluded from the reported time
@@ -159,9 +169,10 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
         if rec or show:
             metrics = plan.measure(state)
             if rec:
-                tr.record(t, now - start - paused, metrics, plan.snapshot(state))
+                record(t, now - start - paused, metrics)
             if show:
                 log.row(t, now - start - paused, metrics)
+                logged = t
             paused += _time.perf_counter() - now
         if t % check_every == 0 or t == max_iter:
             status = plan.stop(state, budget)
@@ -185,10 +196,13 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
         state = nxt
         t += 1
     elapsed = _time.perf_counter() - start - paused
+    final = None
     if len(tr) == 0 or tr["iteration"][-1] != t:
-        tr.record(t, elapsed, plan.measure(state), plan.snapshot(state))
+        final = plan.measure(state)
+        record(t, elapsed, final)
     if log is not None:
-        log.row(t, elapsed, plan.measure(state))
+        if logged != t:
+            log.row(t, elapsed, final if final is not None else plan.measure(state))
         log.end(status, t, elapsed)
     sol = plan.solution(state, status)
     sol.iterations, sol.time, sol.trace = t, elapsed, tr
@@ -314,7 +328,7 @@ def run_compiled(plan, **options):
     """Run a compiled plan and map its solution back through the chain to a ``Result``."""
     sol = plan.run_solution(**options)
     sol = plan.chain.invert(sol) if plan.chain is not None else sol
-    res = build_result(plan.origin, sol, plan.method)
+    res = build_result(plan.origin, sol, plan.method, form=plan.form)
     test_set = {**plan.run_defaults, **options}.get("test_set")
     if test_set is not None:
         fill_test_error(plan.origin, res, test_set)

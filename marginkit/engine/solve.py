@@ -8,20 +8,26 @@ for the CVXPY reference of the problem's own form.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..core.validation import ProblemError
 from ..formulations.base import connect_engine
 from .graph import resolve
 from .registry import reference_card
 from .runloop import RUN_OPTIONS
 
+if TYPE_CHECKING:
+    from ..core.result import Result
+    from ..formulations.base import Problem
 
-def _split_options(options: dict) -> tuple[dict, dict]:
+
+def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     run_opts = {k: v for k, v in options.items() if k in RUN_OPTIONS}
     params = {k: v for k, v in options.items() if k not in RUN_OPTIONS}
     return run_opts, params
 
 
-def compile_method(problem, method: str, **options):
+def compile_method(problem: Problem, method: str, **options: Any) -> Any:
     """The compiled object: a frozen iteration plan, or for ``"cvxpy"`` the compiled reference (its
     ``cvxpy_problem`` is what ``problem.compile("cvxpy")`` returns, as the contract says). Both ``run() -> Result``."""
     card, chain = resolve(problem, method)
@@ -34,7 +40,7 @@ def compile_method(problem, method: str, **options):
     return cls.compile(chain.reduced, params, method=method, origin=problem, chain=chain, run_defaults=run_opts)
 
 
-def solve(problem, method: str = "cvxpy", **options):
+def solve(problem: Problem, method: str = "cvxpy", **options: Any) -> Result:
     """Solve ``problem`` with ``method`` and return the :class:`~marginkit.Result` for the user's problem."""
     if method == "cvxpy":   # every option of the reference is the solver's (it checks them)
         card, chain = resolve(problem, method)
@@ -42,12 +48,12 @@ def solve(problem, method: str = "cvxpy", **options):
     return compile_method(problem, method, **options).run()
 
 
-def reference(problem, solver=None):
+def reference(problem: Problem, solver: str | None = None) -> Result:
     """The certified CVXPY solution of ``problem`` (its own form, never a reduced one)."""
     return reference_card(problem.form).load()(problem, solver=solver).result()
 
 
-def constants(problem) -> dict:
+def constants(problem: Problem) -> dict[str, Any]:
     """The data-dependent constants of the papers' bounds, computed by the problem's CVXPY reference class."""
     try:
         cls = reference_card(problem.form).load()

@@ -10,12 +10,27 @@ public API is always in terms of ``X`` (rows ``x_i``) and ``y``.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..core.kernels import check_psd_gram, gram
 from ..core.linalg import row_norms
 from ..core.validation import check_kernel, check_labels, check_real_targets, check_samples, read_only
+
+if TYPE_CHECKING:   # for the annotations only (``from __future__ import annotations``: never evaluated)
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from ..core.result import Result
+
+    #: the data a problem accepts (CONTRACT, data conventions): a NumPy array, a ``scipy.sparse`` matrix, an array of
+    #: an array-API library or a row-chunked ``dask.array``; anything NumPy converts
+    Data = ArrayLike | sp.spmatrix | sp.sparray | Any
+    #: ``None``/``"linear"``, ``"rbf"`` or a callable returning the Gram matrix
+    Kernel = str | Callable[..., Any] | None
 
 
 class _Unwired:
@@ -60,16 +75,25 @@ class Problem:
         read_only(state)
 
     # public API -------------------------------------------------------------------------------
-    def solve(self, method: str = "cvxpy", **options):
-        """Solve with ``method`` (see :func:`marginkit.methods`); returns a :class:`~marginkit.Result`."""
+    def solve(self, method: str = "cvxpy", **options: Any) -> Result:
+        """Solve with ``method`` and return a :class:`~marginkit.Result`.
+
+        ``marginkit.methods(problem)`` lists the methods that apply to this problem. ``options`` are the method's own
+        parameters (under the paper's names) and the run options every first-order method shares (``max_iter``,
+        ``tol``, ``time_limit``, ``callback``, ``seed``, ``verbose``, ``warm_start``, ...); for ``"cvxpy"`` they are
+        ``solver=`` and the solver's settings. ``print(marginkit.describe(method, problem))`` (or ``marginkit list
+        --method M`` in a shell) shows every option of ``method`` with its default, accepted values and meaning.
+        Unknown or invalid options raise :class:`~marginkit.ProblemError` listing the valid ones.
+        """
         return _ENGINE.solve(self, method, **options)
 
-    def compile(self, method: str = "cvxpy", **options):
-        """``cvxpy.Problem`` for ``"cvxpy"``, otherwise a runnable, steppable iteration plan."""
+    def compile(self, method: str = "cvxpy", **options: Any) -> Any:
+        """``cvxpy.Problem`` for ``"cvxpy"``, otherwise a runnable, steppable iteration plan (``.run(**run_options)
+        -> Result``, ``.iterate(n)``). The options are those of :meth:`solve` (see ``marginkit.describe(method)``)."""
         compiled = _ENGINE.compile_method(self, method, **options)
         return compiled.cvxpy_problem if method == "cvxpy" else compiled
 
-    def reference(self, solver: str | None = None):
+    def reference(self, solver: str | None = None) -> Result:
         """The certified CVXPY solution (cached per solver)."""
         key = ("reference", solver)
         if key not in self._cache:
@@ -79,13 +103,13 @@ class Problem:
             self._cache[key] = res
         return self._cache[key]
 
-    def constants(self) -> dict:
+    def constants(self) -> dict[str, Any]:
         """Data-dependent constants used by the papers' bounds, computed through CVXPY."""
         if "constants" not in self._cache:
             self._cache["constants"] = read_only(_ENGINE.constants(self))
         return dict(self._cache["constants"])
 
-    def cached_reference(self):
+    def cached_reference(self) -> Result | None:
         """The reference if it was already computed (any solver), else None; never triggers a solve."""
         for key, val in self._cache.items():
             if isinstance(key, tuple) and key[0] == "reference":
@@ -118,13 +142,13 @@ class Problem:
         """How the README's method table states a method's documented agreement."""
         return f"{tol:g}"
 
-    def cached_constants(self):
+    def cached_constants(self) -> dict[str, Any] | None:
         """``constants()`` if they were already computed, else None; never triggers a solve."""
         c = self._cache.get("constants")
         return None if c is None else dict(c)
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.X.shape
 
 

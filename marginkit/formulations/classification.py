@@ -2,11 +2,17 @@
 :class:`SoftMarginSVM`."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.mirror import bregman_lp
 from ..core.validation import ProblemError, check_bool, check_positive, check_sample_weight, check_vector
 from .base import _LabelledData
+
+
+if TYPE_CHECKING:
+    from .base import ArrayLike, Data, Kernel
 
 
 class MaxMargin(_LabelledData):
@@ -19,7 +25,8 @@ class MaxMargin(_LabelledData):
     form = "MaxMargin"
     agreement_metric = "margin_gap"
 
-    def __init__(self, X, y, bias: bool = False, kernel=None, gamma=None):
+    def __init__(self, X: Data, y: ArrayLike, bias: bool = False, kernel: Kernel = None,
+                 gamma: float | None = None) -> None:
         self._set_data(X, y)
         object.__setattr__(self, "bias", check_bool(bias, "bias"))
         self._set_kernel(kernel, gamma)
@@ -51,7 +58,8 @@ class MinNormFeasibility(_LabelledData):
 
     form = "MinNormFeasibility"
 
-    def __init__(self, X, y, p: float = 2.0, constraint: str = "margin", w0=None):
+    def __init__(self, X: Data, y: ArrayLike, p: float = 2.0, constraint: str = "margin",
+                 w0: ArrayLike | None = None) -> None:
         if constraint not in ("margin", "interpolation"):
             raise ProblemError(f"constraint must be 'margin' or 'interpolation'; got {constraint!r}")
         self._set_data(X, y, labels="binary" if constraint == "margin" else "real")
@@ -99,7 +107,8 @@ class SoftMarginSVM(_LabelledData):
 
     form = "SoftMarginSVM"
 
-    def __init__(self, X, y, C: float = 1.0, bias: bool = True, kernel=None, gamma=None, sample_weight=None):
+    def __init__(self, X: Data, y: ArrayLike, C: float = 1.0, bias: bool = True, kernel: Kernel = None,
+                 gamma: float | None = None, sample_weight: ArrayLike | None = None) -> None:
         self._set_data(X, y)
         object.__setattr__(self, "C", check_positive(C, "C"))
         object.__setattr__(self, "bias", check_bool(bias, "bias"))

@@ -1,11 +1,17 @@
 """Separation of two families of ellipsoids by a hyperplane (Hough & Vavasis's ESP, an SOCP)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.validation import ProblemError, check_matrix
 from ..operators.ellipsoids import esp_operator
 from .base import Problem
+
+
+if TYPE_CHECKING:
+    from .base import ArrayLike
 
 
 def _check_ellipsoids(centers, shapes, cname, sname, d=None):
@@ -45,7 +51,8 @@ class EllipsoidSeparation(Problem):
     form = "EllipsoidSeparation"
     is_classification = False
 
-    def __init__(self, centers_c, shapes_c, centers_d, shapes_d):
+    def __init__(self, centers_c: ArrayLike, shapes_c: ArrayLike, centers_d: ArrayLike,
+                 shapes_d: ArrayLike) -> None:
         Cc, Sc = _check_ellipsoids(centers_c, shapes_c, "centers_c", "shapes_c")
         Cd, Sd = _check_ellipsoids(centers_d, shapes_d, "centers_d", "shapes_d", d=Cc.shape[1])
         if (Sc.ndim == 2) != (Sd.ndim == 2):

@@ -13,12 +13,18 @@ Its CVXPY reference lives in :mod:`marginkit.reference.intersection`.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.mirror import bregman_lp, grad_half_sq_norm, lp_norm
 from ..core.validation import ProblemError, check_positive, check_vector
 from ..operators.sets import ConvexSet
 from .base import Problem
+
+
+if TYPE_CHECKING:
+    from .base import ArrayLike, Sequence
 
 
 class ProjectionOntoIntersection(Problem):
@@ -29,7 +35,7 @@ class ProjectionOntoIntersection(Problem):
     form = "ProjectionOntoIntersection"
     is_classification = False
 
-    def __init__(self, point, sets, p: float = 2.0):
+    def __init__(self, point: ArrayLike, sets: Sequence[ConvexSet], p: float = 2.0) -> None:
         x0 = check_vector(point, "point")
         if x0.size == 0:
             raise ProblemError("point is empty (dimension 0)")

@@ -1,11 +1,17 @@
 """Hough & Vavasis's perturbed SVM: the strongly concave dual (15) and its primal (20)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.validation import check_positive
 from ..operators.hinge import perturbed_primal_value
 from .base import _LabelledData
+
+
+if TYPE_CHECKING:
+    from .base import ArrayLike, Data
 
 
 class PerturbedSVMDual(_LabelledData):
@@ -20,7 +26,7 @@ class PerturbedSVMDual(_LabelledData):
     form = "PerturbedSVMDual"
     sense = "max"
 
-    def __init__(self, X, y, gamma=None, mu=None):
+    def __init__(self, X: Data, y: ArrayLike, gamma: float | None = None, mu: float | None = None) -> None:
         self._set_data(X, y)
         n = self.n
         object.__setattr__(self, "gamma", 64.0 / n if gamma is None else check_positive(gamma, "gamma"))
@@ -65,7 +71,8 @@ class PerturbedSVMPrimal(_LabelledData):
     kernel = None
     bias = True
 
-    def __init__(self, X, y=None, gamma=None, mu=None):
+    def __init__(self, X: Data, y: ArrayLike | None = None, gamma: float | None = None,
+                 mu: float | None = None) -> None:
         if not isinstance(X, PerturbedSVMDual):
             X = PerturbedSVMDual(X, y, gamma=gamma, mu=mu)
         for key in ("X", "y", "classes_", "gamma", "mu"):

@@ -26,8 +26,8 @@ from ..operators.ellipsoids import ESPOperator, esp_operator, iteration_bounds  
 from ..core.linalg import spectral_norm_sq
 from ..operators.projections import project_soc_rows, project_svm_dual
 from ..core.solution import Solution
-from ..operators.hinge import best_offset, perturbed_primal_value, smoothed_hinge_grad
-from .base import CvxpyReference, certified, no_point, solve_auxiliary, value_of
+from ..operators.hinge import best_offset, perturbed_primal_value, smoothed_hinge, smoothed_hinge_grad
+from .base import CvxpyReference, certified, data_scale, no_point, solve_auxiliary, value_of
 
 NONSEPARABLE_TOL = 1e-6  # 3||v_D|| below this (normalised units) and no certified hyperplane -> "infeasible"
 
@@ -183,12 +183,38 @@ class PerturbedSVMDualReference(CvxpyReference):
 
     The solver's ``a`` is projected onto ``Ω`` exactly, ``w = Xᵀ(y∘a)`` and the offset is Algorithm OFFSET (2.9).
     Certificate: ``primal`` = the problem's own objective (15) at ``a``, ``dual`` = the value of its Lagrange dual
-    (20) at ``(w, t)`` (an upper bound), ``duality_gap = dual − primal >= 0``, ``max_violation = |yᵀa|``."""
+    (20) at ``(w, t)`` (an upper bound), ``duality_gap = dual − primal >= 0``, ``max_violation = |yᵀa|``.
+
+    **Scaling.** ``γ`` and ``μ`` are fixed, so ``c·X`` is not the same problem rescaled: for large data the
+    curvature ``||X||²`` of (15) dwarfs ``μ`` and the solution lies near ``{Xᵀ(y∘a) = 0}`` with ``w* = O(1/c)``;
+    an interior-point solver then cannot resolve the linear part (relative size ``1/c²``) and ``Xᵀ(y∘a)`` loses
+    all its digits to cancellation. So when ``c = max||x_i||`` (a power of two, :func:`~.base.data_scale`) is above
+    ``PRIMAL_ABOVE``, the model solved first is the primal (20) on ``X̃ = X/c`` with ``w = ŵ/c``:
+    ``min ½||ŵ||²/c² + Σψ(y_i(x̃_iᵀŵ + t))`` (``y_i(x_iᵀw + t) = y_i(x̃_iᵀŵ + t)`` exactly), well posed at any large
+    ``c``; ``a = −ψ'(θ)`` projected onto ``Ω`` is its dual point (Theorem 3.3) and the certificate is the same
+    (weak duality holds for any ``(w, t)`` and any ``a ∈ Ω``; ``w`` is then ``ŵ/c``, not the cancelled
+    ``Xᵀ(y∘a)``). The dual model (15) on the user's data is the other attempt (first for small data, where it is
+    well conditioned: ``−½||w||²`` only shrinks)."""
 
     form = "PerturbedSVMDual"
+    PRIMAL_ABOVE = 16.0
+
+    def identity_scale(self):
+        return {"c": 1.0, "primal": 0.0}
+
+    def scalings(self):
+        c = data_scale(self.problem.X)
+        dual, primal = self.identity_scale(), {"c": c, "primal": 1.0}
+        return [primal, dual] if c > self.PRIMAL_ABOVE else [dual, primal]
 
     def build(self, scale):
         p = self.problem
+        if scale.get("primal"):
+            c = scale["c"]
+            w, t = cp.Variable(p.d), cp.Variable()
+            theta = cp.multiply(p.y, (p.X / c) @ w + t)
+            loss = cp.sum(cp.huber(cp.pos(1 - theta), p.mu * p.gamma)) / (2.0 * p.mu)
+            return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) / (c * c) + loss)), ("primal", w, t)
         a = cp.Variable(p.n)
         w = p.X.T @ cp.multiply(p.y, a)
         obj = -0.5 * cp.sum_squares(w) + cp.sum(a) - 0.5 * p.mu * cp.sum_squares(a)
@@ -196,12 +222,23 @@ class PerturbedSVMDualReference(CvxpyReference):
 
     def extract(self, status, handles, scale):
         p = self.problem
-        av = value_of(handles[0]) if status in ("optimal", "optimal_inaccurate", "user_limit") else None
-        if av is None:
-            return no_point(status, f"the solver returned no point (status {status})")
-        a = project_svm_dual(av, p.y, p.gamma, method="sort")
-        w = np.asarray(p.X.T @ (p.y * a)).ravel()
-        t = best_offset(np.asarray(p.X @ w).ravel(), p.y, p.gamma, p.mu)
+        ok = status in ("optimal", "optimal_inaccurate", "user_limit")
+        if handles[0] == "primal":
+            wv, tv = (value_of(handles[1]), value_of(handles[2])) if ok else (None, None)
+            if wv is None or tv is None:
+                return no_point(status, f"the solver returned no point (status {status})")
+            w, t = newton_polish(p, scale["c"], np.asarray(wv, float), float(tv))
+            scores = np.asarray(p.X @ w).ravel()
+            t = best_offset(scores, p.y, p.gamma, p.mu)
+            a = project_svm_dual(-smoothed_hinge_grad(p.y * (scores + t), p.gamma, p.mu), p.y, p.gamma,
+                                 method="sort")
+        else:
+            av = value_of(handles[0]) if ok else None
+            if av is None:
+                return no_point(status, f"the solver returned no point (status {status})")
+            a = project_svm_dual(av, p.y, p.gamma, method="sort")
+            w = np.asarray(p.X.T @ (p.y * a)).ravel()
+            t = best_offset(np.asarray(p.X @ w).ravel(), p.y, p.gamma, p.mu)
         g, f = _perturbed_certificate(p, a, w, t)
         cert = {"primal": g, "dual": f, "duality_gap": f - g, "max_violation": abs(float(p.y @ a)),
                 "violation_scale": p.gamma}
@@ -232,6 +269,50 @@ class PerturbedSVMDualReference(CvxpyReference):
         else:
             out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
         return out
+
+
+POLISH_MAX_ENTRIES = 2_000_000
+
+
+def newton_polish(p, c, w_hat, t, steps=30):
+    """``(w, t)`` of the primal (20) from the solver's scaled point ``(ŵ, t)`` (``w = ŵ/c``), improved by Newton
+    steps on ``F(ŵ, t) = ½||ŵ||²/c² + Σψ(y_i(x̃_iᵀŵ + t))``: ``F`` is piecewise quadratic (ψ is quadratic on
+    ``1 − μγ < θ < 1``, affine below, 0 above), so its generalised Hessian ``diag(I/c², 0) + Σ_quad z̃_i z̃_iᵀ/μ``
+    (``z̃_i = y_i(x̃_i, 1)``) gives the exact minimiser once the pieces settle; each step is kept only if it
+    decreases ``F`` (Armijo backtracking), so the polish can never make the point worse. Dense data of moderate
+    size only (the solver's point is returned as it is otherwise)."""
+    if p.n * (p.d + 1) > POLISH_MAX_ENTRIES or not np.all(np.isfinite(w_hat)) or not np.isfinite(t):
+        return w_hat / c, t
+    X = p.X.toarray() if sp.issparse(p.X) else np.asarray(p.X, float)
+    Z = p.y[:, None] * np.column_stack([X / c, np.ones(p.n)])
+    reg = np.concatenate([np.full(p.d, 1.0 / (c * c)), [0.0]])
+    knee = 1.0 - p.mu * p.gamma
+
+    def value(v):
+        return 0.5 * float(reg @ (v * v)) + float(smoothed_hinge(Z @ v, p.gamma, p.mu).sum())
+
+    v = np.concatenate([w_hat, [t]])
+    fv = value(v)
+    for _ in range(steps):
+        theta = Z @ v
+        grad = reg * v + Z.T @ smoothed_hinge_grad(theta, p.gamma, p.mu)
+        quad = (theta > knee) & (theta < 1.0)
+        H = np.diag(reg) + (Z[quad].T @ Z[quad]) / p.mu
+        step = -np.linalg.lstsq(H, grad, rcond=None)[0]
+        slope = float(grad @ step)
+        if not (np.all(np.isfinite(step)) and slope < 0):
+            break
+        size, improved = 1.0, False
+        while size > 1e-8:
+            cand = v + size * step
+            fc = value(cand)
+            if fc <= fv + 1e-4 * size * slope:
+                v, fv, improved = cand, fc, True
+                break
+            size *= 0.5
+        if not improved:
+            break
+    return v[:-1] / c, float(v[-1])
 
 
 def svm_dual_parts(problem, a) -> dict:

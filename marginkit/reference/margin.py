@@ -7,6 +7,9 @@ Formulations follow the digests (dual-acceleration-and-dykstra.md Part C, hinge-
 """
 from __future__ import annotations
 
+import itertools
+import math
+
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
@@ -14,11 +17,12 @@ import scipy.sparse as sp
 from ..core.solution import Solution
 from .base import CvxpyReference, banded, data_scale, no_point, pow2, solve_auxiliary, value_of
 from .certificates import HULL_TOL, balance, hull_certificate, margin_certificate, signed
+from .hoffman import dual_hoffman, linear_rate, lojasiewicz_mu, separability_hoffman
 from .minnorm import MinNormReference, dual_value_lp  # re-exported: the registry's cards point here
 from .svm import SoftMarginReference
 
 __all__ = ["HULL_TOL", "hull_certificate", "MaxMarginReference", "MinNormReference", "SoftMarginReference",
-           "dual_value_lp", "balance", "signed", "margin_certificate"]
+           "dual_value_lp", "balance", "signed", "margin_certificate", "dual_solution", "degree_nonseparability"]
 
 
 class MaxMarginReference(CvxpyReference):
@@ -127,7 +131,15 @@ class MaxMarginReference(CvxpyReference):
         """``margin`` (γ* = 1/||w*||), ``support_vectors``, ``w``, ``b``, ``R = max ||x_i||``, the hull
         distance, and for linear problems the hinge exactness threshold ``lambda_star`` (digest §0.2:
         ``λ*_A = 1/min{||a||_∞ : a >= 0, Σ a_i y_i x_i = w*, a_i = 0 off the active set}``, in the
-        summed-hinge scaling of Apidopoulos et al.; divide by n for the averaged hinge of Molitor et al.).
+        summed-hinge scaling of Apidopoulos et al.; divide by n for the averaged hinge of Molitor et al.),
+        ``condition`` (:func:`_condition`), and the Hoffman constants of :mod:`.hoffman` (homogeneous linear
+        problems): ``hoffman_separability`` (of ``{w : y_i x_iᵀw >= b_i}``, ℓ∞ residuals: ``||w*||`` for separable
+        data, proved there), ``hoffman_dual`` (a dict: τ of Apidopoulos et al. (5.3), ``value``, ``exact``,
+        ``method``, ``witness`` when exact), ``lojasiewicz_mu`` ((5.2)/(A.40) with that τ, ``u_0 = 0`` and the
+        least-norm dual solution, whose norm is ``dual_least_norm``) and ``linear_rate`` (Theorem 5.1's
+        ``q = 1/(1 + γμ)`` at the step ``γ = 1/||Q||``); each is None with a ``*_reason`` when it cannot be computed.
+        Freund–Grigas–Mazumder's ``degree_nonseparability`` and ``degree_separability`` (:func:`_fgm`, homogeneous
+        linear problems), with ``degree_nonseparability_info`` (exact or not, method, witness or bound).
         When the reference has no optimum, what is known (``status``, ``R``, the hull distance, ``message``)."""
         ref = problem.reference()
         out = {"status": ref.status, "R": float(problem.row_norms().max())}
@@ -140,6 +152,9 @@ class MaxMarginReference(CvxpyReference):
                 out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
             elif problem.kernel is None and not problem.bias:
                 out["condition"] = 0.0   # not strictly separable: the max margin of the normalised rows is 0
+            out.update(_hoffman(problem, None, None, separable=False,
+                                why=None if ref.status == "infeasible" else out["message"]))
+            out.update(_fgm(problem, None, why=None if ref.status == "infeasible" else out["message"]))
             return out
         f = ref.decision_function(problem.X)
         active = np.flatnonzero(problem.y * f <= 1 + 1e-6)
@@ -156,6 +171,8 @@ class MaxMarginReference(CvxpyReference):
             out["lambda_star"] = _lambda_star(problem, ref.w, np.flatnonzero(loose))
             if not problem.bias:
                 out["condition"] = _condition(problem)
+        out.update(_hoffman(problem, ref, np.flatnonzero(loose), separable=ref.margin > 0))
+        out.update(_fgm(problem, ref.margin if ref.margin > 0 else None))
         return out
 
 
@@ -175,6 +192,101 @@ def _condition(problem) -> float:
         return 0.0
     return float(sub.margin) if sub.status in ("optimal", "optimal_inaccurate") and sub.margin > 0 else np.nan
 
+
+def _hoffman(problem, ref, loose, separable: bool, why: str | None = None) -> dict:
+    """``hoffman_separability``, ``hoffman_dual``, ``lojasiewicz_mu`` and Theorem 5.1's ``linear_rate`` (step
+    ``1/||Q||``), defined and derived in :mod:`.hoffman`. Both Hoffman systems are those of homogeneous linear
+    classifiers (Apidopoulos et al. have no offset): with a bias or a kernel they are ``None`` with the reason,
+    as when the data are too large (dense copies of at most ``_HOFFMAN_MAX_ENTRIES`` entries)."""
+    out = {"hoffman_separability": None, "hoffman_dual": None, "lojasiewicz_mu": None, "linear_rate": None}
+    reason = None
+    if problem.bias or problem.kernel is not None:
+        reason = ("the Hoffman systems are those of homogeneous linear classifiers y_i x_i^T w >= 0 "
+                  "(Apidopoulos et al. have no offset); not defined with a bias or a kernel")
+    elif problem.n * problem.d > _HOFFMAN_MAX_ENTRIES:
+        reason = f"n*d = {problem.n * problem.d} exceeds {_HOFFMAN_MAX_ENTRIES}: not computed"
+    elif why is not None:
+        reason = why
+    if reason is not None:
+        out.update(hoffman_separability_reason=reason,
+                   hoffman_dual={"value": None, "exact": False, "method": None, "reason": reason})
+        return out
+    A = signed(problem)
+    Z = A.toarray() if sp.issparse(A) else np.asarray(A, float)
+    norm_w = float(np.linalg.norm(ref.w)) if separable else None
+    sep = separability_hoffman(Z, norm_w, separable)
+    out["hoffman_separability"] = sep["value"]
+    if sep["value"] is None:
+        out["hoffman_separability_reason"] = sep["reason"]
+    tau = dual_hoffman(Z)
+    out["hoffman_dual"] = tau
+    if not separable or tau["value"] is None:
+        out["lojasiewicz_reason"] = (tau.get("reason") if tau["value"] is None
+                                     else "the data are not separable: (5.2) assumes a dual minimiser")
+        return out
+    ustar = _least_norm_dual(problem, ref.w, loose)
+    if not np.isfinite(ustar):
+        out["lojasiewicz_reason"] = "the least-norm dual solution u* was not found"
+        return out
+    opnorm = float(np.linalg.norm(Z, 2))
+    mu = lojasiewicz_mu(tau["value"], norm_w, ustar, opnorm)
+    out.update(lojasiewicz_mu=mu, linear_rate=linear_rate(mu, 1.0 / opnorm ** 2), dual_least_norm=ustar)
+    return out
+
+
+_HOFFMAN_MAX_ENTRIES = 2_000_000
+
+
+def _least_norm_dual(problem, wstar, active) -> float:
+    """``||u*||`` for the least-norm dual solution: ``min ||a|| s.t. a >= 0, Σ_A a_i y_i x_i = w*`` (zero off the
+    active set), on the scaled data as in :func:`_lambda_star` (``a = ã/c²``); NaN if not solved."""
+    if len(active) == 0:
+        return np.nan
+    A = signed(problem)
+    c = data_scale(A)
+    Xa = A[active] / c
+    us = np.asarray(wstar, float) * c
+    a = cp.Variable(len(active), nonneg=True)
+    prob = cp.Problem(cp.Minimize(cp.norm(a, 2)),
+                      [cp.norm(Xa.T @ a - us, 2) <= 1e-7 * max(1.0, float(np.linalg.norm(us)))])
+    solve_auxiliary(prob)
+    av = value_of(a)
+    if prob.status not in ("optimal", "optimal_inaccurate") or av is None:
+        return np.nan
+    return float(np.linalg.norm(np.clip(av, 0, None))) / (c * c)
+
+
+def dual_solution(problem, cap: float | None = None) -> np.ndarray | None:
+    """A dual solution ``a* = −u*`` of the hard-margin problem (homogeneous, linear) of least Euclidean norm among
+    those with ``||a*||_∞ <= cap``: ``min ||a|| s.t. 0 <= a <= cap, Σ a_i y_i x_i = w*, a_i = 0 off the active set``
+    (the equality to the reference's accuracy, on the scaled data as in :func:`_lambda_star`). Apidopoulos et
+    al.'s Theorems 5.1/5.2 need a ``u*`` with ``λ_0||u*||_∞ <= 1``: ``cap = 1/λ_0``. None when there is none (then
+    ``cap < 1/λ*_A``) or the reference has no ``w*``."""
+    ref = problem.reference()
+    if problem.bias or problem.kernel is not None or ref.w is None or not ref.margin > 0:
+        return None
+    f = ref.decision_function(problem.X)
+    loose = problem.y * f <= 1 + 1e-4
+    a_ref = ref.dual.get("a")
+    if a_ref is not None:
+        loose |= a_ref > 1e-8 * max(float(a_ref.max()), 1e-300)
+    active = np.flatnonzero(loose)
+    A = signed(problem)
+    c = data_scale(A)
+    Xa = A[active] / c
+    us = np.asarray(ref.w, float) * c
+    a = cp.Variable(len(active), nonneg=True)
+    cons = [cp.norm(Xa.T @ a - us, 2) <= 1e-7 * max(1.0, float(np.linalg.norm(us)))]
+    if cap is not None:
+        cons.append(a <= cap * c * c)
+    prob = cp.Problem(cp.Minimize(cp.norm(a, 2)), cons)
+    solve_auxiliary(prob)
+    av = value_of(a)
+    if prob.status not in ("optimal", "optimal_inaccurate") or av is None:
+        return None
+    out = np.zeros(problem.n)
+    out[active] = np.clip(av, 0.0, None if cap is None else cap * c * c) / (c * c)
+    return out
 
 def _lambda_star(problem, wstar, active) -> float:
     """The LP of λ* on the scaled data (``Ã = A/c``, ``ũ = c·w*``, ``ã = c²a``: ``Ãᵀã = ũ`` iff ``Aᵀa = w*``), so
@@ -199,3 +311,134 @@ def _lambda_star(problem, wstar, active) -> float:
     return float(c * c / tv)
 
 
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Freund, Grigas & Mazumder's degrees of separability and non-separability
+# ----------------------------------------------------------------------------------------------------------------
+
+FGM_MAX_SUBSETS = 200_000      # (d−1)-subsets of rows the exact degree of non-separability may visit
+_FGM_SAMPLES = 2_000           # directions tried for the upper bound beyond that
+
+
+def _fgm(problem, margin: float | None, why: str | None = None) -> dict:
+    """Freund, Grigas & Mazumder (2018), *Condition number analysis of logistic regression, and its implications
+    for standard first-order solution methods* (arXiv:1810.08727), §2, with the ℓ2 norm and rows ``z_i = y_i x_i``
+    (homogeneous linear classifiers, as in their logistic regression without an offset column):
+
+    * ``degree_nonseparability`` ``DegNSEP* = min_{||β|| = 1} (1/n) Σ_i [z_iᵀβ]⁻`` with ``[s]⁻ = max(0, −s)``:
+      the least average misclassification depth of a unit direction. It is 0 exactly when some ``β ≠ 0`` has
+      ``z_iᵀβ >= 0`` for all ``i`` (the data are weakly separable), and it scales like the data.
+    * ``degree_separability`` ``DegSEP* = max_{||β|| <= 1} min_i z_iᵀβ``: the max margin ``γ*`` (0 when the data are
+      not strictly separable).
+
+    The first is 0 on separable data (``β = w*/||w*||``, exact); otherwise :func:`degree_nonseparability`
+    computes it exactly by enumeration for small ``C(n, d−1)``, and beyond that gives a certified upper bound.
+    With a bias or a kernel both are ``None`` with the reason (the definitions are for ``β`` acting on the rows)."""
+    out = {"degree_nonseparability": None, "degree_separability": None}
+    reason = why
+    if problem.bias or problem.kernel is not None:
+        reason = ("Freund-Grigas-Mazumder's degrees are defined for homogeneous linear classifiers y_i x_i^T beta; "
+                  "not with a bias or a kernel")
+    elif problem.n * problem.d > _HOFFMAN_MAX_ENTRIES:
+        reason = f"n*d = {problem.n * problem.d} exceeds {_HOFFMAN_MAX_ENTRIES}: not computed"
+    if reason is not None:
+        out["degree_nonseparability_info"] = {"value": None, "exact": False, "reason": reason}
+        return out
+    if margin is not None:
+        out.update(degree_separability=float(margin), degree_nonseparability=0.0,
+                   degree_nonseparability_info={"value": 0.0, "exact": True,
+                                                "method": "separable data: beta = w*/||w*|| has no negative part"})
+        return out
+    A = signed(problem)
+    Z = A.toarray() if sp.issparse(A) else np.asarray(A, float)
+    info = degree_nonseparability(Z)
+    out.update(degree_separability=0.0, degree_nonseparability=info["value"], degree_nonseparability_info=info)
+    return out
+
+
+def negative_part_mean(Z: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``(1/n) Σ_i [z_iᵀβ]⁻`` for each column ``β`` of ``B`` (d × m)."""
+    return np.maximum(-(Z @ B), 0.0).mean(axis=0)
+
+
+def degree_nonseparability(Z: np.ndarray, max_subsets: int = FGM_MAX_SUBSETS, seed: int = 0) -> dict:
+    """``DegNSEP* = min_{||β|| = 1} f(β)``, ``f(β) = (1/n) Σ_i [z_iᵀβ]⁻`` (see :func:`_fgm`).
+
+    **Exact by enumeration.** ``f`` is the support function of the zonotope ``S = {−Σ_i λ_i z_i : 0 <= λ_i <= 1/n}``
+    (``[s]⁻ = max_{0<=λ<=1} −λs``), which contains 0. If the rows do not span ``R^d``, a ``β`` orthogonal to all of
+    them gives ``f = 0``. Otherwise ``S`` is full-dimensional and ``min_{||β||=1} σ_S(β)`` is the distance from 0 to
+    the boundary of ``S`` (0 when 0 is on it), i.e. the smallest value of ``σ_S`` at the unit normals of the
+    facets of ``S``; every facet of a zonotope is parallel to ``d − 1`` linearly independent generators, so the
+    minimum is over ``±ν_J`` for the unit normals ``ν_J`` of the hyperplanes spanned by ``(d−1)``-subsets ``J`` of
+    rows of rank ``d − 1``: ``C(n, d−1)`` candidates, polynomial in ``n`` for fixed ``d``. Done when that count is
+    at most ``max_subsets`` (``exact: True``, ``witness`` the minimising ``β``).
+
+    **Beyond it**, ``value`` is None and ``upper_bound`` the least ``f`` over the rows' directions and
+    ``_FGM_SAMPLES`` random unit directions (any unit ``β`` bounds the minimum from above)."""
+    Z = np.asarray(Z, dtype=float)
+    n, d = Z.shape
+    method = "min over the facet normals of the zonotope {sum lambda_i z_i : 0 <= lambda_i <= 1/n}"
+    if n == 0:
+        return {"value": 0.0, "exact": True, "method": "no rows", "witness": np.eye(d, 1).ravel()}
+    _, sv, Vt = np.linalg.svd(Z, full_matrices=True)
+    rank_tol = max(n, d) * np.finfo(float).eps * (float(sv[0]) if sv.size else 0.0)
+    if d == 0 or int(np.sum(sv > rank_tol)) < d:
+        beta = Vt[-1]
+        return {"value": float(negative_part_mean(Z, beta[:, None])[0]), "exact": True,
+                "method": "the rows do not span R^d: a direction orthogonal to all of them", "witness": beta}
+    total = math.comb(n, d - 1)
+    if total > max_subsets:
+        rng = np.random.default_rng(seed)
+        rows = Z[np.linalg.norm(Z, axis=1) > 0]
+        ls = np.linalg.lstsq(Z, np.ones(n), rcond=None)[0]          # the least-squares separator's direction
+        B = np.hstack([rng.standard_normal((d, _FGM_SAMPLES)), rows.T, -rows.T, ls[:, None]])
+        B /= np.where(np.linalg.norm(B, axis=0) > 0, np.linalg.norm(B, axis=0), 1.0)
+        vals = negative_part_mean(Z, B)
+        beta, best = B[:, int(np.argmin(vals))], float(vals.min())
+        beta, best = _descend_on_sphere(Z, beta, best)
+        return {"value": None, "exact": False, "method": method, "subsets": total, "max_subsets": max_subsets,
+                "upper_bound": best, "witness": beta,
+                "reason": f"the exact minimum visits C(n, d-1) = {total} row subsets (more than max_subsets = "
+                          f"{max_subsets}); upper_bound is f at a unit direction (the best of {B.shape[1]} "
+                          f"candidates, improved by projected subgradient steps on the sphere)"}
+    if d == 1:                                                         # the only "hyperplane" is {0}
+        vals = negative_part_mean(Z, np.array([[1.0, -1.0]]))
+        i = int(np.argmin(vals))
+        return {"value": float(vals[i]), "exact": True, "method": method, "subsets": 1, "max_subsets": max_subsets,
+                "witness": np.array([1.0 if i == 0 else -1.0])}
+    best, witness = np.inf, None
+    combos = itertools.combinations(range(n), d - 1)
+    while True:
+        block = np.array(list(itertools.islice(combos, 4096)), dtype=int)
+        if block.size == 0:
+            break
+        _, s, V = np.linalg.svd(Z[block], full_matrices=True)          # stacks (m, d−1, d)
+        N = V[s[:, -1] > rank_tol, -1, :]                              # unit normals of the spanned hyperplanes
+        if len(N):
+            B = np.hstack([N.T, -N.T])
+            vals = negative_part_mean(Z, B)
+            i = int(np.argmin(vals))
+            if vals[i] < best:
+                best, witness = float(vals[i]), B[:, i].copy()
+    return {"value": best, "exact": True, "method": method, "subsets": total, "max_subsets": max_subsets,
+            "witness": witness}
+
+
+def _descend_on_sphere(Z: np.ndarray, beta: np.ndarray, best: float, steps: int = 300):
+    """Projected subgradient steps of ``f`` on the unit sphere from ``beta`` (steps ``0.5/sqrt(k+1)``); returns the
+    best unit direction seen and its value (each one an upper bound on the minimum)."""
+    scale = float(np.linalg.norm(Z, axis=1).mean()) or 1.0
+    cur = beta.copy()
+    for k in range(steps):
+        g = -(Z * (Z @ cur < 0)[:, None]).mean(axis=0) / scale
+        g -= (g @ cur) * cur                                         # tangent part
+        nxt = cur - 0.5 / np.sqrt(k + 1.0) * g
+        norm = float(np.linalg.norm(nxt))
+        if norm == 0.0:
+            break
+        cur = nxt / norm
+        val = float(negative_part_mean(Z, cur[:, None])[0])
+        if val < best:
+            best, beta = val, cur.copy()
+    return beta, best

@@ -1,5 +1,6 @@
-"""CVXPY reference of ``SoftMarginSVM``: ``min ½||w||² + C Σ max(0, 1 − y_i(x_iᵀw + b))`` (primal QP, or the dual QP
-with the Gram matrix for kernels)."""
+"""CVXPY reference of ``SoftMarginSVM``: ``min ½||w||² + Σ C_i max(0, 1 − y_i(x_iᵀw + b))`` with ``C_i = C·s_i``
+(``s``: the problem's ``sample_weight``, all ones without it; primal QP, or the dual QP with the Gram matrix for
+kernels)."""
 from __future__ import annotations
 
 import cvxpy as cp
@@ -13,8 +14,9 @@ CAP = 1e8   # above this C̃ = c²C the scaled primal is ill-conditioned: the ca
 
 
 class SoftMarginReference(CvxpyReference):
-    """``min ½||w||² + C Σ ξ_i s.t. y ⊙ (Xw + b) >= 1 − ξ, ξ >= 0`` with ``C`` a ``cp.Parameter`` (a sweep
-    over C re-solves without recompiling); kernels solve the dual QP with the Gram matrix.
+    """``min ½||w||² + Σ C_i ξ_i s.t. y ⊙ (Xw + b) >= 1 − ξ, ξ >= 0`` with the box ``C_i = C·s_i`` a
+    ``cp.Parameter`` (a scalar without sample weights, a vector with them; a sweep over C re-solves without
+    recompiling); kernels solve the dual QP ``0 <= a_i <= C_i`` with the Gram matrix.
 
     **Scaling.** The problem is not homogeneous in ``X`` (``SoftMarginSVM(c·X, C)`` is ``SoftMarginSVM(X, c²C)``
     up to the factor ``c²`` of the objective), so the data are scaled and ``C`` with them. ``c`` = the power of two
@@ -25,10 +27,11 @@ class SoftMarginReference(CvxpyReference):
     Lagrangian is ``σc²`` times the user's when ``α = σc²·a``. Hence ``w = u/c``, ``b = b̃``, ``ξ = ξ̃`` and
     ``a = α/(σc²)`` (kernels: the dual variable ``β = σc²·a ∈ [0, σC̃]`` of ``max Σβ − βᵀQ̃β/(2σ)``, ``Q̃ = Q/c²``).
     When ``C̃`` is huge, :meth:`scalings` adds two more models and the multipliers are also rebuilt from the primal
-    point (:func:`kkt_multipliers`); the larger valid dual value is kept.
+    point (:func:`kkt_multipliers`); the larger valid dual value is kept. With sample weights every ``C`` above is the
+    vector ``C_i`` (scaled alike), and the scale tests use its largest entry (cap) and its sum (``σ``).
 
     Certificate (user's data): primal = the objective at ``(w, b)`` (always feasible: the hinge is exact), dual
-    ``1ᵀa − ½||Σ a_i y_i x_i||²`` at the multipliers clipped to ``[0, C]`` and, with a bias, balanced onto
+    ``1ᵀa − ½||Σ a_i y_i x_i||²`` at the multipliers clipped to ``[0, C_i]`` and, with a bias, balanced onto
     ``yᵀa = 0`` (the raw ``|yᵀa|`` is ``dual_violation``), so the dual is a valid lower bound; ``relative_gap`` =
     gap / max(|primal|, |dual|)."""
 
@@ -43,8 +46,8 @@ class SoftMarginReference(CvxpyReference):
             c = banded(pow2(np.sqrt(max(float(np.max(np.diag(p.gram()))), 0.0))))
         else:
             c = banded(data_scale(p.X))
-        Ct = p.C * c * c
-        sigma = pow2(1.0 / (Ct * p.n)) if 0 < Ct * p.n < 1.0 / UNIT_BAND else 1.0
+        total = float(p.box.sum()) * c * c          # C̃·n without sample weights
+        sigma = pow2(1.0 / total) if 0 < total < 1.0 / UNIT_BAND else 1.0
         return {"c": c, "sigma": sigma}
 
     def scalings(self):
@@ -55,7 +58,7 @@ class SoftMarginReference(CvxpyReference):
         always with the user's ``C``, decides which answer stands."""
         base = self.scaling()
         out = [base]
-        Ct = self.problem.C * base["c"] * base["c"]
+        Ct = float(self.problem.box.max()) * base["c"] * base["c"]
         if np.isfinite(Ct) and Ct > CAP:
             out.append({**base, "cap": CAP})
             if self.problem.kernel is None:
@@ -65,14 +68,18 @@ class SoftMarginReference(CvxpyReference):
     def scale_problem(self, scale):
         reason = super().scale_problem(scale)
         if reason is None:
-            Ct = self.problem.C * scale["c"] * scale["c"] * scale["sigma"]
+            Cmax = float(self.problem.box.max())
+            Ct = Cmax * scale["c"] * scale["c"] * scale["sigma"]
             if not (np.isfinite(Ct) and 1e-300 < Ct < 1e300):
-                reason = f"C·c² = {self.problem.C:g}·{scale['c']:g}² (c ≈ max||x_i||) is beyond double precision"
+                reason = f"C·c² = {Cmax:g}·{scale['c']:g}² (c ≈ max||x_i||) is beyond double precision"
         return reason
 
     def build(self, scale):
         p, c, sigma = self.problem, scale["c"], scale["sigma"]
-        C = cp.Parameter(nonneg=True, value=min(p.C * c * c, scale.get("cap", np.inf)) * sigma)
+        if p.weighted:
+            C = cp.Parameter(p.n, nonneg=True, value=np.minimum(p.box * (c * c), scale.get("cap", np.inf)) * sigma)
+        else:
+            C = cp.Parameter(nonneg=True, value=min(p.C * c * c, scale.get("cap", np.inf)) * sigma)
         if p.kernel is not None:
             a = cp.Variable(p.n)
             Q = p.gram() * np.outer(p.y, p.y) / (c * c * sigma)
@@ -87,7 +94,8 @@ class SoftMarginReference(CvxpyReference):
         xi = cp.Variable(p.n, nonneg=True)
         margin = cp.multiply(p.y, X @ w + b) >= 1 - xi
         quad = 0.5 * cp.sum_squares(w) if sigma == 1.0 else (0.5 * sigma) * cp.sum_squares(w)
-        return cp.Problem(cp.Minimize(quad + C * cp.sum(xi)), [margin]), (w, b, xi, margin)
+        hinge = C @ xi if p.weighted else C * cp.sum(xi)
+        return cp.Problem(cp.Minimize(quad + hinge), [margin]), (w, b, xi, margin)
 
     def extract(self, status, handles, scale):
         p = self.problem
@@ -99,7 +107,7 @@ class SoftMarginReference(CvxpyReference):
             beta = value_of(a_var)
             if beta is None:
                 return no_point(status, f"the solver returned no point (status {status})")
-            a = np.clip(beta / factor, 0, p.C)
+            a = np.clip(beta / factor, 0, p.box)
             raw = abs(float(p.y @ a)) if p.bias else 0.0
             a = balance(a, p.y) if p.bias else a
             coef = a * p.y
@@ -117,7 +125,7 @@ class SoftMarginReference(CvxpyReference):
             return no_point(status, f"the solver returned no point (status {status})")
         wv, bv = u / scale["c"], float(bv)
         alpha = value_of(margin.dual_value)
-        a = np.zeros(p.n) if alpha is None else np.clip(alpha / factor, 0, p.C)
+        a = np.zeros(p.n) if alpha is None else np.clip(alpha / factor, 0, p.box)
         raw = abs(float(p.y @ a)) if p.bias else 0.0
         ab = balance(a, p.y) if p.bias else a
         wv, bv = polish(p, wv, bv)
@@ -138,9 +146,9 @@ class SoftMarginReference(CvxpyReference):
         out = {"status": ref.status, "C": problem.C, "R": float(problem.row_norms().max())}
         if ref.status in ("optimal", "optimal_inaccurate") and "a" in ref.dual:
             a = ref.dual["a"]
-            tol = 1e-6 * problem.C
+            tol = 1e-6 * problem.box
             out.update(objective=ref.value, w=ref.w, b=ref.b, support_vectors=np.flatnonzero(a > tol),
-                       bounded_support_vectors=np.flatnonzero(a > problem.C - tol))
+                       bounded_support_vectors=np.flatnonzero((a > problem.box - tol) & (problem.box > 0)))
         else:
             out["message"] = ref.info.get("message", f"the reference has status {ref.status}")
         return out
@@ -166,22 +174,24 @@ def polish(p, w, b):
 
 
 def dual_value(p, a) -> float:
-    """``1ᵀa − ½||Σ a_i y_i x_i||²``: a lower bound on the optimum for ``a ∈ [0, C]`` (with ``yᵀa = 0`` if a bias)."""
+    """``1ᵀa − ½||Σ a_i y_i x_i||²``: a lower bound on the optimum for ``0 <= a_i <= C_i`` (with ``yᵀa = 0`` if a
+    bias): the Lagrange dual of the weighted problem has the same function, only the box changes."""
     v = np.asarray(p.X.T @ (a * p.y)).ravel()
     return float(a.sum() - 0.5 * v @ v)
 
 
 def kkt_multipliers(p, w, b, tol=1e-6):
-    """Multipliers rebuilt from the primal point by the KKT conditions: ``a_i = C`` where ``y_i f(x_i) < 1``,
+    """Multipliers rebuilt from the primal point by the KKT conditions: ``a_i = C_i`` where ``y_i f(x_i) < 1``,
     ``a_i = 0`` where ``y_i f(x_i) > 1``, and on the margin (``|y_i f(x_i) − 1| <= tol``) the least-squares solution
-    of ``Σ a_i y_i x_i = w`` (and ``yᵀa = 0`` with a bias), clipped to ``[0, C]`` and balanced. When ``C·max||x_i||²``
+    of ``Σ a_i y_i x_i = w`` (and ``yᵀa = 0`` with a bias), clipped to ``[0, C_i]`` and balanced. When ``C·max||x_i||²``
     is large the solver's own multipliers carry its relative error times ``C·||x||`` into ``Σ a_i y_i x_i``; these
     are exact off the margin. None when nothing is on the margin."""
     m = p.y * p.scores(w, b)
     free = np.abs(m - 1.0) <= tol
     if not free.any():
         return None
-    a = np.where(m < 1.0 - tol, p.C, 0.0)
+    box = p.box
+    a = np.where(m < 1.0 - tol, box, 0.0)
     Xf = p.X[np.flatnonzero(free)]
     Xf = np.asarray(Xf.todense()) if hasattr(Xf, "todense") else np.asarray(Xf)
     s = data_scale(Xf)           # solve for ã = s²a on x̃ = x/s: Σ ã_i y_i x̃_i = s(w − Σ_bounded C y_i x_i)
@@ -194,17 +204,18 @@ def kkt_multipliers(p, w, b, tol=1e-6):
         at = np.linalg.lstsq(M, r, rcond=None)[0]
     if not np.all(np.isfinite(at)):
         return None
-    a[free] = np.clip(at / (s * s), 0.0, p.C)
+    a[free] = np.clip(at / (s * s), 0.0, box[free])
     return balance(a, p.y) if p.bias else a
 
 
 def svm_offset(p, a, f0) -> float:
-    """Offset from KKT: free support vectors (0 < a_i < C) satisfy ``y_i f(x_i) = 1``; otherwise the
-    offset minimising the primal over the interval allowed by the bounded ones."""
-    tol = 1e-6 * p.C
-    free = (a > tol) & (a < p.C - tol)
+    """Offset from KKT: free support vectors (0 < a_i < C_i) satisfy ``y_i f(x_i) = 1``; otherwise the
+    offset minimising the (weighted) hinge over the interval allowed by the bounded ones."""
+    box = p.box
+    tol = 1e-6 * box
+    free = (a > tol) & (a < box - tol)
     if free.any():
         return float(np.median(p.y[free] - f0[free]))
     cand = np.unique(p.y - f0)
-    vals = [np.maximum(0, 1 - p.y * (f0 + b)).sum() for b in cand]
+    vals = [box @ np.maximum(0, 1 - p.y * (f0 + b)) for b in cand]
     return float(cand[int(np.argmin(vals))])

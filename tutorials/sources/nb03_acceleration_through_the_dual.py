@@ -17,6 +17,7 @@ SETUP = code("""
     gamma_bar = ref.margin                       # γ̄ = 1/||w*||
     Z = -(y[:, None] * X)                        # JST's matrix: rows z_i = -y_i x_i (note the minus)
     print(f"n = {n}, d = {d}, max ||x_i|| = {np.linalg.norm(X, axis=1).max():.3f}, γ̄ = {gamma_bar:.6f}")
+    assert (n, d) == (365, 64)                                  # quoted in the text above
 """)
 
 CELLS = [
@@ -105,6 +106,10 @@ CELLS = [
         st = states[t]
         print(f"{t:>5} {np.linalg.norm(st.w):>11.4g} {P.margin_of(st.w):>14.6f} {st.dual_bound:>12.6f} {st.q.max():>9.4f}")
     print(f"{'':>5} {'':>11} {'γ̄ =':>14} {gamma_bar:>12.6f}")
+    # what the text below reads off the table: the margin climbs to γ̄ from below, the bound comes down from above
+    assert all(P.margin_of(states[t].w) <= gamma_bar + 1e-9 <= states[t].dual_bound + 2e-9 for t in (100, 1000, T))
+    assert states[T].dual_bound < states[100].dual_bound and P.margin_of(states[T].w) > P.margin_of(states[100].w)
+    assert states[T].q.max() > 10 / n                                        # q_t concentrates
     """),
     md(r"""
     The margin $\gamma(w_t)$ climbs to $\bar\gamma$ from below while the certified upper bound comes down to it
@@ -219,6 +224,11 @@ CELLS = [
     res = P.solve("dual-accelerated", tol=1e-4, max_iter=100_000)
     print(res)
     print({k: float(f"{v:.6g}") for k, v in res.certificate.items()})
+    # quoted in the text: the iterate separates the data around t = 30; the run stops certified below 1e-4
+    first_positive = int(ts[np.argmax(margins > 0)])
+    print("first iteration with a positive margin:", first_positive)
+    assert 15 <= first_positive <= 60
+    assert res.status == "optimal" and res.certificate["relative_gap_bound"] <= 1e-4
     """),
     md(r"""
     With `tol=1e-4` the run stops by itself with status `optimal`: the certified relative gap
@@ -257,6 +267,12 @@ CELLS = [
     slope = np.log(gap_acc[1999 - 1] / gap_acc[199 - 1]) / np.log(10)
     print(f"log-log slope of the accelerated margin gap between t = 200 and t = 2000: {slope:.2f}")
     print(f"gap at t = 2000: accelerated {gap_acc[-1]:.2e}, normalized-gd {gap_ngd[-1]:.2e}")
+    # quoted in the text below: slopes near -2 and -1, the bound about two orders of magnitude above the gap
+    slope_ngd = np.log(gap_ngd[1999 - 1] / gap_ngd[199 - 1]) / np.log(10)
+    bound = 4 * (1 + np.log(n)) * (1 + 2 * np.log(ts + 1)) / (gamma_bar * (ts + 1.0) ** 2)
+    ratio = np.median(bound[99:] / gap_acc[99:])
+    print(f"slope of normalized-gd: {slope_ngd:.2f};  median bound / gap on t >= 100: {ratio:.0f}")
+    assert -2.5 < slope < -1.6 and -1.3 < slope_ngd < -0.7 and 30 <= ratio <= 1000
     """),
     md(r"""
     The theorem's bound is valid but loose (about two orders of magnitude above the observed gap); the *slope*
@@ -279,6 +295,7 @@ CELLS = [
     t_all = np.arange(T + 1)
     mass_sv = np.array([states[t].q[sv].sum() for t in t_all])
     eff = np.array([effective_n(states[t].q) for t in t_all])
+    assert mass_sv[100] > 0.5 and mass_sv[T] > 0.9 and eff[T] < sv.size   # by t = 100 the weight is on the SVs
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
     axes[0].semilogx(t_all[1:], mass_sv[1:]); axes[0].axhline(1, color="k", lw=0.8)

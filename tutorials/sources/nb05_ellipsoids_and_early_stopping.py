@@ -154,6 +154,10 @@ CELLS = [
     print(res)
     print("iterations:", res.iterations, "  certified margins:",
           {k: float(f"{v:.4g}") for k, v in res.certificate.items() if k.startswith("certified")})
+    # quoted in the text below: the first iterate fails, test (28) fires at iteration 6, status optimal
+    fired = [k for k, state in enumerate(plan.iterate(6)) if k > 0 and
+             test28(P, np.array(plan.residual(state)[2:]), alpha * (plan.residual(state)[1] - plan.residual(state)[0]) / 2)]
+    assert fired and fired[0] == 6 and res.iterations == 6 and res.status == "optimal"
     """),
     md(r"""
     The first iterate is the difference of the class sums, $w_1 \propto \sum d_i - \sum c_i$ (digest §2.3): here
@@ -179,6 +183,7 @@ CELLS = [
     print(f"||v_D|| <= δ_A <= 3||v_D|| (normalised units): {c['v_D_norm']:.4f} <= {c['delta_normalized']:.4f} "
           f"<= {3 * c['v_D_norm']:.4f}")
     print("Theorem 2.4 bound:", c["iteration_bound"], " iterations;  actual:", res.iterations)
+    assert 1e3 <= c["iteration_bound"] / res.iterations <= 1e5     # "four orders of magnitude above", quoted below
     """),
     md(r"""
     The bound is a worst case, four orders of magnitude above what happens here — but its *shape*,
@@ -209,6 +214,10 @@ CELLS = [
     ax.set_xlabel(r"separability radius $\\delta_{\\mathcal{A}}$"); ax.set_ylabel("iterations until test (28) fires")
     ax.set_title("HV Figure 3: harder instances need more iterations"); ax.legend(fontsize=7, ncol=2)
     plt.show()
+    # what the text below reads off the figure: 1 iteration far from the threshold, more near it, far below the bound
+    for seed in range(3):
+        r = rows[rows[:, 0] == seed]
+        assert r[np.argmax(r[:, 1]), 2] == 1 and r[np.argmin(r[:, 1]), 2] > 1 and np.all(r[:, 3] >= 10 * r[:, 2])
     """),
     md(r"""
     Far from the threshold the test fires at the first iteration; as the ellipses approach each other
@@ -251,6 +260,8 @@ CELLS = [
         delta = PN.constants()["delta"]
         table.append((N, delta, early.iterations, tol.iterations))
         print(f"{N:>3} {delta:>7.3f} {early.iterations:>18} {early.time:>7.3f}s {tol.iterations:>22} {tol.time:>7.3f}s {tol.status:>20}")
+    # quoted in the text below: the early stop after one or two iterations, the tolerance stop after hundreds
+    assert all(row[2] <= 2 and 100 <= row[3] <= 3000 for row in table)
     """),
     md(r"""
     The images are well separated ($\delta_{\mathcal A}$ is large compared with the pixel scale), so test (28)

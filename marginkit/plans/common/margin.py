@@ -102,7 +102,7 @@ class MarginPlan(IterationPlan):
 
     default_max_iter = 1000
     default_tol = 1e-4
-    log_columns = ("margin", "dual_bound", "gap_bound")
+    log_columns = ("margin", "margin_upper", "gap_bound")
 
     def setup(self):
         form = self.form
@@ -126,7 +126,7 @@ class MarginPlan(IterationPlan):
 
     def measure(self, state) -> dict:
         m = self.margin(state)
-        return {"margin": m, "dual_bound": state.dual_bound, "gap_bound": state.dual_bound - m,
+        return {"margin": m, "margin_upper": state.dual_bound, "gap_bound": state.dual_bound - m,
                 "norm_w": float(np.linalg.norm(state.w))}
 
     def stop(self, state, budget):

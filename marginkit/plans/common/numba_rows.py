@@ -1,4 +1,4 @@
-"""Row access for the compiled coordinate epochs (numba, the ``fast`` extra): the one numba module of marginkit.
+"""Row access for the compiled coordinate epochs (numba, a dependency imported on first use): the one numba module of marginkit.
 
 A coordinate epoch visits the rows of ``X`` in random order and, for each, reads the row twice (a dot product and an
 axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-descent``
@@ -8,9 +8,11 @@ axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-des
 installed), ``"numba"`` or ``"numpy"``. :data:`BACKEND` is its declared constraint and :func:`resolve_backend` the
 one place it is resolved.
 
-**numba stays optional.** Nothing here imports numba at import time: :func:`available`, :func:`njit` and
-:func:`jit_rows` do, on their first call, so ``import marginkit`` and a plan compiled with ``backend="numpy"`` never
-load it. Without numba, :func:`njit` returns the function unchanged (the fallback).
+**numba is a dependency, imported lazily.** ``pip install marginkit`` installs numba; nothing here imports it at
+import time: :func:`available`, :func:`njit` and :func:`jit_rows` do, on their first call, so ``import marginkit``
+and a plan compiled with ``backend="numpy"`` never load it. On a platform without numba, :func:`njit` returns the
+function unchanged (the fallback, 14-35x slower) and ``backend="auto"`` warns once per process
+(:class:`PerformanceWarning`, ``marginkit.PerformanceWarning``).
 
 **Twins.** Each row operation below is a plain Python function, its NumPy body (what runs without numba), with a
 compiled twin (:func:`compiled_as`) that :func:`jit_rows` registers with ``numba.extending.overload``: compiled code
@@ -29,6 +31,7 @@ cannot emit it, and in Python).
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 from scipy.linalg import blas as _blas
@@ -43,6 +46,13 @@ INDEX_LINE = 16         # int32 entries per cache line
 PREFETCH_AHEAD = 4      # sparse rows whose memory is requested this many updates ahead of use
 
 _NUMBA = None  # whether numba imports (decided on the first call of :func:`available`)
+_WARNED = False  # whether the fallback warning was given in this process
+
+
+class PerformanceWarning(UserWarning):
+    """A marginkit method runs on a slow path: numba is missing and a compiled epoch falls back to NumPy. Given
+    once per process; silence it with ``warnings.filterwarnings("ignore", category=marginkit.PerformanceWarning)``
+    or pass ``backend="numpy"`` explicitly."""
 
 
 def available() -> bool:
@@ -70,8 +80,20 @@ def resolve_backend(backend: str, method: str, unsupported: str | None = None) -
     if available():
         return "numba"
     if backend == "numba":
-        raise ProblemError(f"{method}: backend='numba' needs numba: pip install 'marginkit[fast]'")
+        raise ProblemError(f"{method}: backend='numba' needs numba (pip install numba)")
+    _warn_fallback(method)
     return "numpy"
+
+
+def _warn_fallback(method: str) -> None:
+    """The once-per-process warning of ``backend="auto"`` without numba."""
+    global _WARNED
+    if _WARNED:
+        return
+    _WARNED = True
+    warnings.warn(f"{method}: numba is not installed, so its compiled epochs run in NumPy (14-35x slower); "
+                  "pip install numba, or pass backend='numpy' to choose the NumPy path explicitly "
+                  "(this warning is shown once per process)", PerformanceWarning, stacklevel=4)
 
 
 def njit(**options):

@@ -283,9 +283,13 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
     ``D_t(u_t) = ½||w_t||² + 1ᵀu_t``.
 
     Parameters: ``schedule`` (a name of :data:`NAMED_SCHEDULES`, a :class:`Schedule`, or a callable
-    ``t -> λ_t``; default ``"inverse"``, ``λ0/(t+1)``; ``plan.schedule`` is the resolved :class:`Schedule`),
-    ``lambda0`` (for a named schedule; default 1, our choice: the paper uses 4 on its toy set and 8, 0.01–100 on
-    the kernel set), ``step`` (the paper's ``γ``, default ``1/||Q||_op``; the value used is ``plan.gamma``).
+    ``t -> λ_t``; default ``"inverse"``, ``λ0/(t+1)``; ``plan.schedule`` is the resolved :class:`Schedule` and
+    ``plan.box_schedule`` the one the iteration uses: the same, or ``λ0 = R²`` when ``lambda0`` is not given),
+    ``lambda0`` (for a named schedule, in the paper's units; default ``R² = max||x_i||²`` (kernel: ``max k(x_i,
+    x_i)``), our choice: it makes the default run scale-free -- solving ``c·X`` runs through ``u_t/c²`` and ends
+    with the same status and relative gap; the paper uses 4 on its toy set (``R² = 2.5`` for its support vectors)
+    and 8, 0.01–100 on the kernel set), ``step`` (the paper's ``γ``, default ``1/||Q||_op``; the value used is
+    ``plan.gamma``). An explicit ``lambda0``, ``Schedule`` or callable is used as given (the paper's units).
 
     Certificate (stop rule of :class:`MarginPlan`): ``a = −u >= 0`` gives ``γ̄ <= ||Σ a_i y_i x_i||/Σ a_i``,
     which equals ``γ*`` at a dual solution (``1ᵀa* = ||w*||²``).
@@ -297,11 +301,14 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
     @dataclass(frozen=True)
     class Config:
         schedule: object = "inverse"    # λ_t (A.2.4): a name, a Schedule or a callable t -> λ_t
-        lambda0: float | None = None    # λ0 of a named schedule (default 1)
+        lambda0: float | None = None    # λ0 of a named schedule (default R² = max ||x_i||²: scale-free)
         step: float | None = None       # γ of (4.1) (default 1/||Q||_op)
         constraints: ClassVar[dict] = {"schedule": SCHEDULES, "lambda0": [None, POSITIVE], "step": STEP}
 
         def __post_init__(self):   # ``schedule`` reads as the resolved Schedule (``plan.schedule.lam(t)``)
+            # a named schedule without lambda0 is set in the data's units at setup (λ0 = R², scale-free)
+            object.__setattr__(self, "data_units", isinstance(self.schedule, str) and self.lambda0 is None
+                               and self.schedule in NAMED_SCHEDULES)
             object.__setattr__(self, "schedule", resolve_schedule(self.schedule, self.lambda0))
 
         def validate(self, method):
@@ -310,14 +317,18 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
     def setup(self):
         super().setup()
         self.R = self.op.R if self.op.R > 0 else 1.0
+        # λ has the units of ||x||² (the box 1/λ bounds multipliers a ~ ||w*||²/n_sv ~ 1/(γ*² n_sv)): solving
+        # c·X from u_0 = 0 with γ = 1/||Q|| and λ0 = R² gives exactly the iterates u/c² of X (equal statuses)
+        self.box_schedule = (type(self.schedule)(self.R ** 2) if getattr(self.config, "data_units", False)
+                             else self.schedule)
 
     def init(self, rng, warm_start, budget):
-        u = self.start_u(warm_start, self.schedule.inv_lam(0))
+        u = self.start_u(warm_start, self.box_schedule.inv_lam(0))
         w, s = self.op.primal(u)
         return HingeDualState(t=0, u=u, s=s, w=w, dual_bound=self.certify(np.inf, u, s))
 
     def step(self, st):
-        u = hinge_dual_step(st.u, st.s, self.gamma, self.schedule.inv_lam(st.t))
+        u = hinge_dual_step(st.u, st.s, self.gamma, self.box_schedule.inv_lam(st.t))
         w, s = self.op.primal(u)
         return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s))
 
@@ -333,8 +344,8 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
     def measure(self, st) -> dict:
         m, nsq = self.margin(st), norm_sq(st.u, st.s)
-        return {"margin": m, "dual_bound": st.dual_bound, "gap_bound": st.dual_bound - m,
-                "norm_w": math.sqrt(nsq), "dual_objective": 0.5 * nsq + float(st.u.sum())}
+        return {"margin": m, "margin_upper": st.dual_bound, "gap_bound": st.dual_bound - m,
+                "norm_w": math.sqrt(nsq), "dual_potential": 0.5 * nsq + float(st.u.sum())}
 
     def snapshot(self, st):
         return None if st.w is None else st.w.copy()
@@ -389,7 +400,7 @@ class InertialDiagonalDescent(DiagonalDescent):
         beta = (st.t + 1.0) / (st.t + 1.0 + self.alpha)
         z = st.u + beta * (st.u - st.u_prev)
         sz = st.s + beta * (st.s - st.s_prev)
-        u = hinge_dual_step(z, sz, self.gamma, self.schedule.inv_lam(st.t))
+        u = hinge_dual_step(z, sz, self.gamma, self.box_schedule.inv_lam(st.t))
         w, s = self.op.primal(u)
         return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s),
                               u_prev=st.u, s_prev=st.s)

@@ -10,6 +10,12 @@ Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3, §2.1–2.5 and th
 * The separator is read off the residual ``v_k = b − 𝒜x_k`` (Theorem 2.2: ``v_k → v_D``) and certified by test
   (28); ``3||v_k|| <= tol`` without a separator proves ``δ_𝒜 <= tol`` (Theorem 2.3); Theorem 2.4 bounds the
   number of iterations (``info["iteration_bound"]``, from the problem's cached constants only).
+* ``δ_𝒜 <= tol`` does not exclude separability, so it is ``infeasible_inaccurate``; ``infeasible`` needs a proof
+  that the convex hulls of the C- and D-ellipsoids meet (then no hyperplane separates them, strictly or not):
+  :func:`intersection_proof` finds a point of both hulls as convex combinations of points inside the ellipsoids
+  (centres and the axis points ``c_i ± A_i e_k``) by a small LP, polishes the LP's support by a least-squares
+  solve, and accepts it when the two combinations agree to rounding level. It is the primal point the dual
+  residual ``v_D = 0`` of Theorem 2.2 speaks of, made exact.
 
 Paper symbols: the FISTA momentum scalar is ``theta`` (the paper's ``t_k`` of §4.1, digest §0).
 """
@@ -28,6 +34,64 @@ from ...engine.runloop import IterationPlan
 from ...operators.ellipsoids import esp_operator, iteration_bounds
 from ...operators.projections import project_soc_rows
 from ..common.fista import Momentum, MomentumRule, Point, fista_step
+from ..common.margin import data_cached
+
+PROOF_MAX_POINTS = 50_000   # inner points of the ellipsoids in the LP of :func:`intersection_proof`
+PROOF_RTOL = 1e-11          # the two hull points must agree to this (normalised data: every point has norm <= 2)
+
+
+def _inner_points(centers, shapes, diagonal: bool, axes: bool) -> np.ndarray:
+    """Points inside the ellipsoids ``c_i + S_i·B``: the centres and (``axes``) ``c_i ± S_i e_k``."""
+    if not axes:
+        return centers
+    k, d = centers.shape
+    cols = (shapes[:, None, :] * np.eye(d)[None]) if diagonal else shapes.transpose(0, 2, 1)  # (k, d, d): S_i e_k
+    pts = np.concatenate([centers[:, None, :], centers[:, None, :] + cols, centers[:, None, :] - cols], axis=1)
+    return pts.reshape(-1, d)
+
+
+def intersection_proof(op) -> dict | None:
+    """A point of ``conv(∪ C-ellipsoids) ∩ conv(∪ D-ellipsoids)`` (normalised data), or None.
+
+    LP (HiGHS through SciPy): ``Σα_k P_k = Σβ_l Q_l``, ``α, β`` in simplices, over inner points ``P``, ``Q`` of the
+    ellipsoids (:func:`_inner_points`); the LP's support is then solved again by least squares (a basic solution
+    is determined by its support) and the weights renormalised exactly onto the simplices. Accepted when
+    ``||Σα_k P_k − Σβ_l Q_l|| <= PROOF_RTOL``: the hulls are then within rounding of one another. Returns the
+    point in the user's coordinates, the two weight vectors and that residual (user units)."""
+    try:
+        from scipy.optimize import linprog
+    except ImportError:  # pragma: no cover
+        return None
+    axes = (op.j + op.l) * (2 * op.d + 1) <= PROOF_MAX_POINTS
+    P = _inner_points(op.c, op.A, op.diagonal, axes)
+    Q = _inner_points(op.dc, op.B, op.diagonal, axes)
+    npt, nq = len(P), len(Q)
+    A_eq = np.vstack([np.hstack([P.T, -Q.T]),
+                      np.concatenate([np.ones(npt), np.zeros(nq)])[None],
+                      np.concatenate([np.zeros(npt), np.ones(nq)])[None]])
+    b_eq = np.concatenate([np.zeros(op.d), [1.0, 1.0]])
+    try:
+        lp = linprog(np.zeros(npt + nq), A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    except (ValueError, RuntimeError):
+        return None
+    if lp.status != 0 or lp.x is None:
+        return None
+    x = np.clip(lp.x, 0.0, None)
+    support = np.flatnonzero(x > 0)
+    polished = np.linalg.lstsq(A_eq[:, support], b_eq, rcond=None)[0]
+    if np.all(polished >= 0):
+        x = np.zeros_like(x)
+        x[support] = polished
+    alpha, beta = x[:npt], x[npt:]
+    if alpha.sum() <= 0 or beta.sum() <= 0:
+        return None
+    alpha, beta = alpha / alpha.sum(), beta / beta.sum()
+    zc, zd = P.T @ alpha, Q.T @ beta
+    gap = float(np.linalg.norm(zc - zd))
+    if not gap <= PROOF_RTOL:
+        return None
+    return {"intersection_point": 0.5 * (zc + zd) * op.alpha, "hull_weights_c": alpha, "hull_weights_d": beta,
+            "intersection_residual": gap * op.alpha, "inner_points": "centres and axes" if axes else "centres"}
 
 
 @dataclass
@@ -115,9 +179,16 @@ class _ESPPlan(IterationPlan):
         v = self.residual(st)
         return self.op.test28(v)[0], v
 
-    def infeasible(self, st, tol: float) -> bool:
-        """``δ_𝒜 <= 3||v_D|| <= 3||v_k||`` (Theorem 2.3; ``v_k ∈ b − 𝒜(𝒞)`` and ``v_D`` is its least-norm element)."""
-        return 3.0 * float(np.linalg.norm(self.residual(st))) <= tol
+    def infeasible(self, st, tol: float) -> str | None:
+        """``δ_𝒜 <= 3||v_D|| <= 3||v_k|| <= tol`` (Theorem 2.3; ``v_k ∈ b − 𝒜(𝒞)`` and ``v_D`` is its least-norm
+        element): ``infeasible`` with the proof of :func:`intersection_proof` (computed once per problem), else
+        ``infeasible_inaccurate``; None while ``3||v_k|| > tol``."""
+        if not 3.0 * float(np.linalg.norm(self.residual(st))) <= tol:
+            return None
+        return "infeasible" if self.proof() is not None else "infeasible_inaccurate"
+
+    def proof(self):
+        return data_cached(self.form, "esp_intersection_proof", lambda: intersection_proof(self.op))
 
     def solution(self, st, status) -> Solution:
         op = self.op
@@ -136,6 +207,8 @@ class _ESPPlan(IterationPlan):
         if not branch:
             if status == "optimal":
                 status = "optimal_inaccurate"
+            if status == "infeasible":
+                cert.update(self.proof())
             return Solution(w=None, b=np.nan, status=status, certificate=cert, dual=dual, info=info)
         _, mc, md = op.test28(v)
         w, b = op.hyperplane(v, branch)
@@ -173,8 +246,9 @@ class ESPFista(_ESPPlan):
     (**typo resolved**: §4.1 prints ``proj_𝒞(x + 𝒜ᵀv_k/L)``; the gradient mapping is taken at ``y_k``); the
     status is ``optimal`` only if the certified relative gap ``(f(x) − f_lower)/f_lower <= tol`` with ``f_lower > 0`` (see
     :meth:`~marginkit.operators.ellipsoids.ESPOperator.lower_bound`), else ``optimal_inaccurate``.
-    Either way ``infeasible`` is reported when ``3||v_k|| <= tol`` without a separator (then ``δ_𝒜 <= tol`` in
-    normalised units), and a hyperplane is returned only when (28) certifies it.
+    Either way, when ``3||v_k|| <= tol`` without a separator (then ``δ_𝒜 <= tol`` in normalised units) the run
+    stops with ``infeasible`` if the hulls provably meet (:func:`intersection_proof`), else ``infeasible_inaccurate``;
+    a hyperplane is returned only when (28) certifies it.
     """
 
     name = "fista"
@@ -210,12 +284,12 @@ class ESPFista(_ESPPlan):
         if self.config.stop == "early":
             if self.certified_separator(st)[0]:
                 return "optimal"
-            return "infeasible" if self.infeasible(st, budget.tol) else None
+            return self.infeasible(st, budget.tol)
         if st.grad_map > budget.tol:
             return None
         branch, v = self.certified_separator(st)
         if not branch:
-            return "infeasible" if self.infeasible(st, budget.tol) else "optimal_inaccurate"
+            return self.infeasible(st, budget.tol) or "optimal_inaccurate"
         f = self.op.objective(st.xc, st.xd)
         lb = self.op.lower_bound(v)
         return "optimal" if lb > 0 and f - lb <= budget.tol * lb else "optimal_inaccurate"
@@ -269,4 +343,4 @@ class ESPPdhg(_ESPPlan):
     def stop(self, st, budget):
         if self.certified_separator(st)[0]:
             return "optimal"
-        return "infeasible" if self.infeasible(st, budget.tol) else None
+        return self.infeasible(st, budget.tol)

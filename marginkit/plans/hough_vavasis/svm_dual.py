@@ -38,6 +38,46 @@ DUAL_CONSTRAINTS = {"stop": [Options("early", "tol")], "variant": [None, Options
                     "min_iter": [Interval(int, 0, None)]}
 
 
+def weighted_projection(z, y, ub, equality: bool):
+    """``(proj(z), τ)`` onto ``{0 <= a_i <= ub_i}`` intersected with ``{yᵀa = 0}`` when ``equality`` (per-sample bounds,
+    ``ub_i = C·s_i``; the knapsack (13)–(14) of the digest with a box per coordinate). The minimiser is
+    ``a_i(τ) = clip(z_i − y_i τ, 0, ub_i)``; with ``lo_i = z_i − ub_i`` (``y_i = +1``) or ``−z_i`` (``y_i = −1``),
+    ``yᵀa(τ) = Σ_{y=+1} ub_i − h(τ)``, ``h(τ) = Σ_i clip(τ − lo_i, 0, ub_i)`` continuous, piecewise linear and
+    non-decreasing, with slope +1 from ``lo_i`` and −1 from ``lo_i + ub_i``: the root is exact after one sort of
+    the ``2n`` breakpoints (O(n log n); a zero bound adds two cancelling breakpoints)."""
+    if not equality:
+        return np.clip(z, 0.0, ub), 0.0
+    pos = y > 0
+    lo = np.where(pos, z - ub, -z)
+    target = float(ub[pos].sum())
+    bp = np.concatenate([lo, lo + ub])
+    order = np.argsort(bp, kind="stable")
+    bp = bp[order]
+    slope = np.cumsum(np.concatenate([np.ones(lo.size), -np.ones(lo.size)])[order])
+    h = np.concatenate([[0.0], np.cumsum(slope[:-1] * np.diff(bp))])   # h at each breakpoint
+    k = min(int(np.searchsorted(h, target, side="left")), h.size - 1)   # first breakpoint with h >= target
+    if h[k] <= target or k == 0 or slope[k - 1] <= 0:
+        tau = float(bp[k])
+    else:   # h is linear with slope slope[k-1] > 0 on [bp[k-1], bp[k]]
+        tau = float(bp[k - 1] + (target - h[k - 1]) / slope[k - 1])
+    return np.clip(z - y * tau, 0.0, ub), tau
+
+
+def weighted_best_offset(scores, y, ub) -> float:
+    """``argmin_t Σ ub_i max(0, 1 − y_i(scores_i + t))`` (Algorithm OFFSET (2.9) with a weight per sample, μ = 0):
+    with breakpoints ``bp_i = y_i − scores_i`` the derivative is ``F'(t) = Σ_{bp_i < t} ub_i − Σ_{y_i = +1} ub_i``,
+    non-decreasing, so a minimiser is the first sorted breakpoint where the cumulative weight reaches the positive
+    class's weight (the midpoint of the next gap when it reaches it exactly: ``F`` is flat there)."""
+    bp = np.asarray(y, float) - np.asarray(scores, float)
+    order = np.argsort(bp, kind="stable")
+    bp, cw = bp[order], np.cumsum(np.asarray(ub, float)[order])
+    target = float(np.asarray(ub, float)[np.asarray(y) > 0].sum())
+    k = min(int(np.searchsorted(cw, target, side="left")), bp.size - 1)
+    if cw[k] == target and k + 1 < bp.size:
+        return float(0.5 * (bp[k] + bp[k + 1]))
+    return float(bp[k])
+
+
 @dataclass
 class SVMState:
     k: int
@@ -111,7 +151,11 @@ class SVMDualFista(IterationPlan):
         self.y = form.y
         self.n = form.n
         self.kernel = getattr(form, "kernel", None)
-        self.box = float(form.C) if form.form == "SoftMarginSVM" else float(form.gamma)  # γ of (12)/(15)
+        # γ of (12)/(15); with sample weights the per-sample box C_i = C·s_i (an array, see weighted_projection)
+        weighted = form.form == "SoftMarginSVM" and form.weighted
+        self.box = np.asarray(form.box, float) if weighted else float(form.C) if form.form == "SoftMarginSVM" \
+            else float(form.gamma)
+        self.box_max = float(np.max(self.box))
         self.equality = bool(getattr(form, "bias", True))
         self.mu_problem, self.mu_dual = self.mus()
         self.momentum_variant = self.variant or ("v-fista" if self.mu_dual > 0 else "fista")
@@ -139,6 +183,8 @@ class SVMDualFista(IterationPlan):
 
     def project(self, a, tau0=None):
         """``(proj_Ω(a), τ)``; ``tau0`` warm-starts the knapsack multiplier (Newton from the last iteration's τ)."""
+        if isinstance(self.box, np.ndarray):
+            return weighted_projection(a, self.y, self.box, self.equality)
         return project_svm_dual(a, self.y, self.box, equality=self.equality, method=self.projection, tau0=tau0,
                                 return_tau=True)
 
@@ -167,7 +213,12 @@ class SVMDualFista(IterationPlan):
         mu = self.mu_problem
         f = self.y * st.Qr                         # x_iᵀw (or the kernel expansion) at w = Hᵀr
         norm_w2 = float(np.dot(st.r, st.Qr))
-        b = best_offset(f, self.y, self.box, mu) if self.equality else 0.0
+        if not self.equality:
+            b = 0.0
+        elif mu == 0 and isinstance(self.box, np.ndarray):
+            b = weighted_best_offset(f, self.y, self.box)
+        else:
+            b = best_offset(f, self.y, self.box, mu)
         primal = 0.5 * norm_w2 + float(smoothed_hinge(self.y * (f + b), self.box, mu).sum())
         dual = float(st.r.sum() - 0.5 * norm_w2 - 0.5 * mu * np.dot(st.r, st.r))
         st.vals = (primal, dual, b)
@@ -230,7 +281,7 @@ class SVMDualFista(IterationPlan):
         if self.config.stop == "tol":
             return "optimal" if st.k > 0 and self.relative_gap(st) <= budget.tol else None
         stalled = st.stale >= self.stale_max and st.k >= self.min_iter
-        if stalled or st.dist_bound <= budget.tol * self.box:
+        if stalled or st.dist_bound <= budget.tol * self.box_max:
             return "optimal" if self.relative_gap(st) <= budget.tol else "optimal_inaccurate"
         return None
 
@@ -262,7 +313,13 @@ class SoftMarginFista(SVMDualFista):
     """FISTA on the soft-margin dual (12) (``γ = C``; box only when ``bias=False``). ``mu > 0`` solves the perturbed
     dual (15) instead (a smoothed-hinge SVM); the certificate and the status always refer to the user's SVM
     (``μ = 0``), so with ``mu > 0`` the gap stalls at the perturbation error and the status is not ``optimal``.
-    Defaults: ``stop="tol"`` on the relative primal–dual gap, ``restart="function"``."""
+    Defaults: ``stop="tol"`` on the relative primal–dual gap, ``restart="function"``.
+
+    With ``sample_weight`` the box is ``0 <= a_i <= C_i = C·s_i`` (the problem's ``box``): the projection is
+    :func:`weighted_projection` (exact, one sort; the ``projection`` option chooses among the uniform-box root
+    finders only) and the offset :func:`weighted_best_offset`. Scale: the step is ``1/L`` with ``L = ||X||²`` computed
+    from the data, so ``c·X`` with ``C/c²`` (the same problem: ``w -> w/c``, ``a -> a/c²``) runs the same iterates
+    up to rounding, to the same status and relative gap."""
 
     @dataclass(frozen=True)
     class Config:

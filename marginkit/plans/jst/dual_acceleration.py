@@ -15,6 +15,10 @@ Resolved in this file (each once):
 * **Batch perceptron** (ambiguity A2.7.4): supergradient ascent on ``min_i y_i x_iᵀw`` at the worst example,
   ``projected`` onto the unit ball with ``η_t = 1/√(t+1)`` (default) or ``unprojected`` with ``η = 1``.
 * **Algorithm 2 sampling** uses the Gumbel-max trick on ``s`` (exact sampling from ``softmax(s)``).
+* **Kernel form** (A2.6): ``dual-accelerated``, ``dual-accelerated-stochastic`` and ``batch-perceptron`` run on the
+  dual weights ``a`` of ``w = −Zᵀa`` when the problem has a kernel (:mod:`.kernel`): the same iterates, margins and
+  certificates as on ``w`` (checked with a linear kernel), ``n²`` kernel values per step for Algorithm 1 and ``n``
+  for Algorithm 2 and the batch perceptron.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import numpy as np
 
 from ...core.params import Interval, Options
 from ..common.margin import MarginPlan, MarginState, logsumexp, softmax
+from .kernel import DualFormPlan, KernelState, norm_from
 
 LOSSES = Options("exp", "logistic")
 
@@ -39,7 +44,7 @@ class MomentumState(MarginState):
     theta: float = 1.0     # the step θ (Alg. 2's theory variant: sqrt(ln n / T), T fixed by the budget)
 
 
-class DualAccelerated(MarginPlan):
+class DualAccelerated(DualFormPlan):
     """JST Algorithm 1, eq. (1.1), with ``θ_t = 1``, ``β_t = t/(t+1)`` (A2.1)::
 
         v   = Zᵀ q_t                  # = ∇R(w_t)/R(w_t)
@@ -53,6 +58,9 @@ class DualAccelerated(MarginPlan):
 
     ``loss="logistic"`` replaces ``q_t`` by ``∇ψ(Z w_t)`` of the logistic potential and divides the step by
     ``ρ = n`` when ``step_scale="theory"`` (§5.1, App. C).
+
+    Kernel form (A2.6): ``c ← β(c + q)``, ``h ← β(h + Qq)``, ``a ← a + θ(c + q)``, ``s ← s − θ(h + Qq)``, one product
+    with the Gram matrix per step; ``||Zᵀq|| = sqrt(q·Qq)`` and ``||g_t|| = sqrt(c·h)`` give the same certificates.
     """
 
     name = "dual-accelerated"
@@ -73,26 +81,51 @@ class DualAccelerated(MarginPlan):
         return softmax(s) if self.loss == "exp" else logistic_potential_grad(s)
 
     def init(self, rng, warm_start, budget):
+        if self.kop is not None:
+            st = self.kernel_start(warm_start)
+            st.q = self.dual_weights(st.s)
+            return st
         w = self.start_w(warm_start)
         s = self.Z.matvec(w)
         return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=np.zeros(self.d), q=self.dual_weights(s))
 
+    def momentum_bound(self, t: int, v_norm: float, g_norm: float, q) -> float:
+        """``R||Zᵀq_t||/Σq_t`` and, for ``t >= 1``, Thm 3.1(2)'s ``2R||g_t||/t`` (``Zᵀμ_t = 2g_t/t``, ``μ_t`` in the
+        simplex; exp loss with ``θ = ρ = 1`` only)."""
+        bound = self.bound_from_weights(v_norm, float(q.sum()))
+        if t >= 1 and self.loss == "exp" and self.theta == 1.0:
+            bound = min(bound, 2.0 * self.R * g_norm / t)
+        return bound
+
     def step(self, st):
+        if self.kop is not None:
+            return self.kernel_step(st)
         t = st.t
         beta = t / (t + 1.0)
         v = self.Z.rmatvec(st.q)
         g = beta * (st.g + v)
         w = st.w - (self.theta / self.rho) * (g + v)
         s = self.Z.matvec(w)
-        bound = self.bound_from_weights(float(np.linalg.norm(v)), float(st.q.sum()))
-        if t >= 1:  # Thm 3.1(2): Zᵀμ_t = 2 g_t / t with μ_t in the simplex (exp loss, θ = ρ = 1 only)
-            if self.loss == "exp" and self.theta == 1.0:
-                bound = min(bound, 2.0 * self.R * float(np.linalg.norm(g)) / t)
+        bound = self.momentum_bound(t, float(np.linalg.norm(v)), float(np.linalg.norm(g)), st.q)
         return MomentumState(t=t + 1, w=w, s=s, dual_bound=min(st.dual_bound, bound), g=g,
                              q=self.dual_weights(s))
 
+    def kernel_step(self, st):
+        t, q = st.t, st.q
+        beta = t / (t + 1.0)
+        Qq = self.kop.matvec(q)
+        c = beta * (st.c + q)
+        h = beta * (st.h + Qq)
+        step = self.theta / self.rho
+        a = st.a + step * (c + q)
+        s = st.s - step * (h + Qq)
+        bound = self.momentum_bound(t, float(np.sqrt(max(float(q @ Qq), 0.0))),
+                                    float(np.sqrt(max(float(c @ h), 0.0))), q)
+        return KernelState(t=t + 1, w=None, s=s, dual_bound=min(st.dual_bound, bound), a=a, c=c, h=h,
+                           q=self.dual_weights(s))
 
-class DualAcceleratedStochastic(MarginPlan):
+
+class DualAcceleratedStochastic(DualFormPlan):
     """JST Algorithm 2: the batch direction ``Zᵀq_t`` is replaced by one row ``z_{i_t}``, ``i_t ~ q_t``
     (hard examples are sampled more often; Gumbel-max sampling).
 
@@ -100,10 +133,14 @@ class DualAcceleratedStochastic(MarginPlan):
     ``variant="theory"`` (Thm 4.1): ``β_t = 0`` and the horizon-dependent ``θ = sqrt(ln n / T)``, with ``T`` the
     ``horizon`` parameter (default: the run's ``max_iter``, so fix it in advance).
     The certificate keeps the weights ``a >= 0`` with ``w = −Zᵀa``: ``γ̄ <= R ||w|| / ||a||_1``.
+
+    Kernel form (A2.6): with ``i = i_t``, ``c ← β(c + e_i)``, ``h ← β(h + Qe_i)``, ``a ← a + θ(c + e_i)``,
+    ``s ← s − θ(h + Qe_i)``: one row of the Gram matrix per step (``n`` kernel evaluations, JST §4).
     """
 
     name = "dual-accelerated-stochastic"
     default_tol = 1e-3
+    full_gram = False
 
     @dataclass(frozen=True)
     class Config:
@@ -115,6 +152,8 @@ class DualAcceleratedStochastic(MarginPlan):
     def init(self, rng, warm_start, budget):
         T = self.horizon or max(budget.max_iter, 1)
         theta = 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
+        if self.kop is not None:
+            return self.kernel_start(warm_start, rng=rng, theta=theta)
         w = self.start_w(warm_start)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=np.zeros(self.d),
@@ -123,6 +162,8 @@ class DualAcceleratedStochastic(MarginPlan):
     def step(self, st):
         t = st.t
         i = int(np.argmax(st.s + st.rng.gumbel(size=self.n)))
+        if self.kop is not None:
+            return self.kernel_step(st, i)
         zi = self.Z.row(i)
         beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
         g = beta * (st.g + zi)
@@ -136,6 +177,19 @@ class DualAcceleratedStochastic(MarginPlan):
             bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
         return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
                              theta=st.theta)
+
+    def kernel_step(self, st, i: int):
+        t, theta = st.t, st.theta
+        col = self.kop.column(i)
+        beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
+        c = beta * st.c
+        c[i] += beta
+        h = beta * (st.h + col)
+        a = st.a + theta * c
+        a[i] += theta
+        s = st.s - theta * (h + col)
+        return KernelState(t=t + 1, w=None, s=s, dual_bound=self.kernel_bound(st, a, s), a=a, c=c, h=h,
+                           rng=st.rng, theta=theta, certified=st.certified)
 
 
 class NormalizedGD(MarginPlan):
@@ -194,13 +248,16 @@ class GradientDescent(MarginPlan):
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
 
 
-class BatchPerceptron(MarginPlan):
+class BatchPerceptron(DualFormPlan):
     """Supergradient ascent on ``f(w) = min_i y_i x_iᵀw``: step along the worst example
     ``i* = argmax_i (Zw)_i`` (lowest index on ties), ``w ← w − η_t z_{i*}``; ``variant="projected"``
     (default; then ``w ← w / max(1, ||w||)``, ``η_t = 1/√(t+1)``) or ``"unprojected"`` (``η = 1``; the
-    classical min-over perceptron, Frank–Wolfe on the dual). The last iterate's margin is not monotone."""
+    classical min-over perceptron, Frank–Wolfe on the dual). The last iterate's margin is not monotone.
+    Kernel form: ``a ← a + η_t e_{i*}``, ``s ← s − η_t Qe_{i*}`` (one row of the Gram matrix, ``n`` kernel evaluations;
+    JST Fig. 3), then both divided by ``max(1, ||w||)`` with ``||w|| = sqrt(−a·s)`` when projected."""
 
     name = "batch-perceptron"
+    full_gram = False
 
     @dataclass(frozen=True)
     class Config:
@@ -208,6 +265,8 @@ class BatchPerceptron(MarginPlan):
         constraints: ClassVar[dict] = {"variant": [Options("projected", "unprojected")]}
 
     def init(self, rng, warm_start, budget):
+        if self.kop is not None:
+            return self.kernel_start(warm_start)
         w = self.start_w(warm_start)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
@@ -215,6 +274,8 @@ class BatchPerceptron(MarginPlan):
     def step(self, st):
         i = int(np.argmax(st.s))
         eta = 1.0 / np.sqrt(st.t + 1.0) if self.variant == "projected" else 1.0
+        if self.kop is not None:
+            return self.kernel_step(st, i, eta)
         w = st.w - eta * self.Z.row(i)
         a = None if st.a is None else st.a.copy()
         if a is not None:
@@ -228,6 +289,16 @@ class BatchPerceptron(MarginPlan):
         if a is not None:
             bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
         return MomentumState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, a=a)
+
+    def kernel_step(self, st, i: int, eta: float):
+        a = st.a.copy()
+        a[i] += eta
+        s = st.s - eta * self.kop.column(i)
+        if self.variant == "projected":
+            scale = max(1.0, norm_from(a, s))
+            a, s = a / scale, s / scale
+        return KernelState(t=st.t + 1, w=None, s=s, dual_bound=self.kernel_bound(st, a, s), a=a,
+                           c=st.c, h=st.h, certified=st.certified)
 
 
 def _sigmoid(s):

@@ -41,8 +41,8 @@ infeasible θ can be negative); ``certificate["relative_gap"]`` is that number;
 (the constraints are then inconsistent to relative tolerance ``tol``; for margins this is "not separable to
 tolerance tol", as for :class:`~marginkit.plans.common.margin.MarginPlan`) while ``θ(λ)`` does not separate
 *and* a rounding-level proof is found (:meth:`DualCoordinatePlan.infeasibility_proof`: an exact hull point for
-margins, a least-squares Farkas vector for interpolation; for sets the distance test itself); without the proof
-that case is ``infeasible_inaccurate``.
+margins, a least-squares Farkas vector for interpolation, Farkas multipliers ``Σμ_i = 0``, ``−Σσ_{K_i}(−μ_i) > 0``
+for sets); without the proof that case is ``infeasible_inaccurate``.
 
 The certificate costs one product with X (about a third of an epoch); ``stop`` computes its dual half
 (O(n + d), enough for the infeasibility test's trigger) at every call and the full certificate only when the
@@ -108,7 +108,7 @@ class DualCoordinatePlan(IterationPlan):
 
     default_max_iter = 1000
     default_tol = 1e-6
-    log_columns = ("objective", "dual", "duality_gap", "max_violation")
+    log_columns = ("objective", "dual_objective", "duality_gap", "max_violation")
 
     def setup(self):
         form = self.form
@@ -205,7 +205,7 @@ class DualCoordinatePlan(IterationPlan):
 
     def measure(self, state) -> dict:
         c = self.certificate(state)
-        out = {"objective": self.objective(c["theta"]), "dual": c["dual"], "duality_gap": c["duality_gap"],
+        out = {"objective": self.objective(c["theta"]), "dual_objective": c["dual"], "duality_gap": c["duality_gap"],
                "max_violation": c["max_violation"]}
         if "margin" in c:
             out.update(margin=c["margin"], mistakes=c["mistakes"])
@@ -228,7 +228,7 @@ class DualCoordinatePlan(IterationPlan):
             c = self.certificate(state)
             if not c.get("separates", False):
                 # inconsistent to relative tolerance tol; ``infeasible`` only with a rounding-level proof
-                return "infeasible" if self.infeasibility_proof() is not None else "infeasible_inaccurate"
+                return "infeasible" if self.infeasibility_proof(state) is not None else "infeasible_inaccurate"
             full = True
         epoch = state.t // max(self.system.n, 1)
         if not full and state.residual >= state.check_below and epoch < state.check_at:
@@ -248,18 +248,18 @@ class DualCoordinatePlan(IterationPlan):
         state.check_at = epoch + max(4, epoch // 8)
         return None
 
-    def infeasibility_proof(self):
+    def infeasibility_proof(self, state):
         """A rounding-level proof that no θ meets the constraints, or ``None``: for margins an exact hull point
         ``q`` (``Σq = 1``, ``||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n)``, Gordan); for interpolation the least-squares
         residual ``r = y − X X⁺y`` (``Xᵀr = 0`` to rounding while ``yᵀr = ||r||² > 0``, Farkas); dense data of
-        moderate size only. For sets the distance test is kept as the certificate (``{"sets": True}``). Computed once
-        per problem (it depends on the data only)."""
+        moderate size only, computed once per problem (it depends on the data only). For sets, the Farkas
+        certificate of :meth:`~.constraints.SetConstraints.farkas_certificate` from the run's dual point."""
+        if isinstance(self.system, SetConstraints):
+            return self.system.farkas_certificate(self.dual_certificate(state)["lam"])
         return data_cached(self.form, "infeasibility_proof", self._infeasibility_proof)
 
     def _infeasibility_proof(self):
         sys_ = self.system
-        if not isinstance(sys_, RowConstraints):
-            return {"sets": True}
         X = sys_.X
         if not isinstance(X, np.ndarray) or X.size > HULL_MAX_ENTRIES:
             return None
@@ -294,9 +294,9 @@ class DualCoordinatePlan(IterationPlan):
             cert.update(primal=np.inf, duality_gap=np.nan, distance_lower_bound=np.inf,
                         farkas_lambda=np.eye(1, self.system.n, i).ravel())
         if status == "infeasible" and not len(self.system.farkas_rows):
-            proof = self.infeasibility_proof()
+            proof = self.infeasibility_proof(state)
             if proof:
-                cert.update({k: v for k, v in proof.items() if k != "sets"})
+                cert.update(proof)
         ref = self.form.cached_reference()
         if ref is not None and ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None:
             cert["reference_gap"] = float(ref.value) - c["dual"]

@@ -6,45 +6,61 @@ to the hinge loss), which is exactly the dual coordinate descent of Hsieh, Chang
 Sundararajan, *A dual coordinate descent method for large-scale linear SVM* (ICML 2008), Algorithm 1, with
 the shrinking of their §3.2 (the algorithm inside liblinear / scikit-learn's ``LinearSVC``).
 
-The problem ``min ½||w||² + C Σ max(0, 1 − y_i x_iᵀw)`` has the dual box QP
+The problem ``min ½||w||² + Σ C_i max(0, 1 − y_i x_iᵀw)`` (``C_i = C·s_i``, the problem's ``box``: one C for
+every sample unless ``sample_weight`` is given) has the dual box QP
 
-    max_{0 <= a <= C}  D(a) = 1ᵀa − ½||w(a)||²,      w(a) = Σ_i a_i y_i x_i,
+    max_{0 <= a_i <= C_i}  D(a) = 1ᵀa − ½||w(a)||²,      w(a) = Σ_i a_i y_i x_i,
 
 and maximising ``D`` exactly in one coordinate (Hsieh et al. eqs. (4)–(5); Raj–Bach's proximal coordinate
 step with ``Π_Y`` the hinge's box) is
 
-    G = y_i x_iᵀw − 1,      a_i ← clip(a_i − G/Q_ii, 0, C),      w ← w + (a_i⁺ − a_i) y_i x_i,
+    G = y_i x_iᵀw − 1,      a_i ← clip(a_i − G/Q_ii, 0, C_i),      w ← w + (a_i⁺ − a_i) y_i x_i,
 
-with ``Q_ii = ||x_i||²`` (a zero row has ``G = −1`` and goes straight to ``a_i = C``). Each update reads row
+with ``Q_ii = ||x_i||²`` (a zero row has ``G = −1`` and goes straight to ``a_i = C_i``). Each update reads row
 ``i`` twice (a dot product and an axpy); ``w`` is kept in sync with ``a`` so ``X`` is never multiplied as a
-whole inside an epoch.
+whole inside an epoch. A sample with ``C_i = 0`` has ``a_i = 0`` for ever and is never visited.
 
 Resolved here (each once):
 
-* **One run-loop iteration = one epoch**: a fresh random permutation of the active coordinates (sampling
-  without replacement, as Hsieh et al. and liblinear; Raj–Bach's analysis samples with replacement, which is
-  slower in practice and has the same fixed point). The permutation is drawn from the run's ``seed``.
-* **Shrinking** (Hsieh et al. §3.2): a coordinate at a bound whose gradient points out of the box by more than
-  the previous epoch's extreme projected gradient (``M̄``/``m̄``) is dropped from the active set; when the
-  projected-gradient range on the active set falls below ``eps_pg`` the full set is restored (the paper's
-  safeguard), so the fixed point and the certificate are those of the full problem. ``shrinking=False``
-  visits every coordinate in every epoch.
-* **Certificate** (stop rule): the duality gap ``P(w) − D(a)``, where ``a ∈ [0, C]^n`` always holds, so
+* **One run-loop iteration = one round of epochs of about n coordinate updates.** An epoch visits the active
+  coordinates in a fresh random order (sampling without replacement, as Hsieh et al. and liblinear; Raj–Bach's
+  analysis samples with replacement, which is slower in practice and has the same fixed point). The compiled
+  round (:func:`dcd_round`) runs epochs until it has visited ``max(n, MIN_ROUND)`` coordinates, or liblinear's
+  stop test passes, or its gap estimate says a certificate check is due: once shrinking has left a few hundred
+  active coordinates (or when n is small) an epoch costs microseconds, and one Python step per epoch would cost
+  more than the epoch. Without shrinking a round is exactly one epoch of n updates. The order is drawn
+  inside the round by a xorshift64 generator (Marsaglia 2003) seeded from the run's ``seed``, so no
+  per-coordinate array crosses from Python to the round.
+* **Shrinking** (Hsieh et al. §3.2, as liblinear does it): a coordinate at a bound whose gradient points out of
+  the box by more than the previous epoch's extreme projected gradient (``M̄``/``m̄``) leaves the active set
+  (swapped to the end of the index array). **Resolved here**: where liblinear restores the full set (the
+  projected-gradient range ``M − m`` on the active set below ``eps_pg``) and pays an epoch over all coordinates
+  to find the wrongly shrunk ones, this plan computes the certificate, whose product with ``X`` gives every
+  ``G_i`` exactly, and re-activates each coordinate that fails the shrinking test at those values
+  (:meth:`DualCoordinateDescent.reactivate`); the fixed point and the certificate are those of the full problem.
+  ``shrinking=False`` visits every coordinate in every epoch.
+* **Certificate** (stop rule): the duality gap ``P(w) − D(a)``, where ``0 <= a <= C_i`` always holds, so
   ``D(a) <= P* <= P(w)``; ``optimal`` when the certified relative gap ``(P(w) − D(a))/D(a) <= tol`` with
-  ``D(a) > 0``, which implies ``(P(w) − P*)/P* <= tol`` at every scale of the data. ``P(w)`` costs one product with ``X``; it is computed only when the
-  epoch's projected-gradient range over the full set is below ``eps_pg`` (liblinear's own stop test, free
-  during the epoch), and ``eps_pg`` is divided by 4 after every check that does not certify ``tol``; the
-  projected gradient tends to 0, so a certificate is always reached.
-* **One source, two backends** (option ``backend``: ``"auto"``, ``"numba"``, ``"numpy"``): the epochs below are
-  written with the row operations of :mod:`marginkit.plans.common.numba_rows` only; with numba they are compiled
-  (``@njit``), otherwise the same functions run as plain Python over the operations' NumPy bodies. Both do the
+  ``D(a) > 0``, which implies ``(P(w) − P*)/P* <= tol``. ``P(w)`` costs one product with ``X`` in storage order
+  (a fraction of an epoch in random order); it is computed when the projected-gradient range is below
+  ``eps_pg`` (liblinear's own stop test, free during the epoch; ``eps_pg`` starts at liblinear's 0.1 and is
+  halved after a check that does not certify ``tol``) or when the round's running estimate of the gap (see
+  :func:`dcd_round`) is below ``tol·D`` (the target is halved after such a check fails): the estimate only
+  decides when to check, the status comes from the exact values.
+* **Scale**: every test above reads ``G = y_i x_iᵀw − 1`` or a relative gap, which do not change when ``X`` is
+  multiplied by ``c`` and ``C`` divided by ``c²`` (the same problem: ``w' = w/c``, ``a' = a/c²``,
+  ``P' = P/c²``); the iterates are those of the unscaled problem mapped by the same rule (up to rounding), so the
+  time to a certified gap and the status do not depend on the scale of the data. The step ``1/Q_ii`` is the exact
+  coordinate maximiser: it comes from the data, no unit-ball assumption is made.
+* **One source, two backends** (option ``backend``: ``"auto"``, ``"numba"``, ``"numpy"``): the round below is
+  written with the row operations of :mod:`marginkit.plans.common.numba_rows` only; with numba it is compiled
+  (``@njit``), otherwise the same function runs as plain Python over the operations' NumPy bodies. Both do the
   same floating-point operations in the same order, so for a seed both backends give the same iterates (checked
   in ``tests/test_svm_coordinate.py``). Dense ``X`` is read row by row: a Fortran-ordered array is copied once to
-  C order; sparse ``X`` stays CSR and is never copied.
-* **Memory access** (what makes an epoch cost about two mat-vecs, not twenty): indices are cast to unsigned
-  inside the loops (numba then drops its negative-index test), and the sparse rows ``PREFETCH_AHEAD`` updates
-  ahead are prefetched, since a random visiting order makes every row a cache miss (measured 1.3-1.7x on
-  a9a-like data). Dense rows are long enough for the hardware prefetcher, and a software hint there costs (1.6x).
+  C order; sparse ``X`` stays CSR (``indptr``/``indices``/``data`` read in place) and is never copied.
+* **Memory access**: indices are cast to unsigned inside the loops (numba then drops its negative-index test),
+  and the sparse rows ``PREFETCH_AHEAD`` updates ahead are prefetched, since a random visiting order makes every
+  row a cache miss. Dense rows are long enough for the hardware prefetcher.
 """
 from __future__ import annotations
 
@@ -63,102 +79,173 @@ from ...engine.runloop import Budget, IterationPlan
 from ..common.numba_rows import (BACKEND, ONE, PREFETCH_AHEAD, available, compiled_as, dense_axpy, dense_dot, jitable,
                                  njit, prefetch, prefetch_csr_row, resolve_backend, sparse_axpy, sparse_dot)
 
-PG_EPS0 = 1.0        # first projected-gradient threshold for a certificate check (liblinear's default is 0.1)
-PG_EPS_DECAY = 0.25  # after a check that does not certify tol
+PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
+PG_EPS_DECAY = 0.5   # eps_pg is multiplied by this at every check that does not certify tol
+GAP_TARGET_DECAY = 0.5   # the gap estimate's target after an exact check that did not certify tol
+SHORT_ROW = 32       # dense rows up to this length are summed in a loop, longer ones by BLAS ddot
+MIN_ROUND = 1 << 16  # updates per round at least (with shrinking): the Python step costs ~0.1 ms
 PG_ZERO = 1e-12      # |projected gradient| below this: no update (liblinear's test)
+XS_A, XS_B, XS_C = np.uint64(13), np.uint64(7), np.uint64(17)   # xorshift64 shifts (Marsaglia 2003)
+HALF = np.uint64(32)
 
-numba_available = available  # whether the numba backend exists here
+numba_available = available  # whether numba exists here
 
 
-# the epochs: one source, run as Python or compiled (see the module docstring) --------------------------------
+# the round: one source, run as Python or compiled (see the module docstring) --------------------------------
 @jitable
-def _coordinate_update(i, G, a, y, qii, C, pg_max_old, pg_min_old):
-    """Projected gradient and new value of ``a_i`` (Hsieh et al. Alg. 1 with the shrinking test of §3.2).
-    Returns ``(keep, pg, new_a)``; ``keep = False`` shrinks the coordinate."""
-    ai = a[i]
-    pg = 0.0
-    if ai == 0.0:
-        if G > pg_max_old:
-            return False, 0.0, ai
-        if G < 0.0:
-            pg = G
-    elif ai == C:
-        if G < pg_min_old:
-            return False, 0.0, ai
-        if G > 0.0:
-            pg = G
+def _random_below(seed, m):
+    """A draw in ``[0, m)``, ``m < 2³²``, from the xorshift64 generator whose state is ``seed[0]`` (advanced in
+    place): the high 32 bits times ``m``, shifted (Lemire's multiply-shift reduction: no division)."""
+    x = seed[0]
+    x ^= x << XS_A
+    x ^= x >> XS_B
+    x ^= x << XS_C
+    seed[0] = x
+    return np.int64(((x >> HALF) * np.uint64(m)) >> HALF)
+
+
+def _short_dot_compiled(X, i, w):
+    row = X[i]
+    s = 0.0
+    for j in range(row.shape[0]):
+        s += row[j] * w[j]
+    return s
+
+
+@compiled_as(_short_dot_compiled)
+def _short_dot(X, i, w):
+    """``x_iᵀw`` summed in order, for short dense rows (a BLAS call costs more than the sum there: 0.85x liblinear
+    at d = 10 with ``ddot``)."""
+    return float(np.cumsum(X[i] * w)[-1]) if X.shape[1] else 0.0
+
+
+# ``X is None`` (CSR data) is decided when numba compiles (its dead-branch pruning): no test in the loop
+@jitable
+def _row_dot(X, data, indices, indptr, i, w):
+    if X is None:
+        return sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
+    if X.shape[1] <= SHORT_ROW:
+        return _short_dot(X, i, w)
+    return dense_dot(X, i, w)
+
+
+@jitable
+def _row_axpy(c, X, data, indices, indptr, i, w):
+    if X is None:
+        sparse_axpy(c, data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
     else:
-        pg = G
-    if abs(pg) <= PG_ZERO:
-        return True, pg, ai
-    q = qii[i]
-    new = C if q <= 0.0 else min(max(ai - G / q, 0.0), C)
-    return True, pg, new
+        dense_axpy(c, X, i, w)
 
 
-def _prefetch_ahead_compiled(data, indices, indptr, y, a, qii, order, k):
-    m = order.shape[0]
-    if k + 2 * PREFETCH_AHEAD < m:
-        prefetch(indptr, order[k + 2 * PREFETCH_AHEAD])
-    if k + PREFETCH_AHEAD < m:
-        i = np.uint64(order[k + PREFETCH_AHEAD])
-        prefetch_csr_row(data, indices, indptr, i)
-        prefetch(y, i)
-        prefetch(a, i)
-        prefetch(qii, i)
+def _prefetch_ahead_compiled(data, indices, indptr, index, k, end):
+    if k + 2 * PREFETCH_AHEAD < end:
+        prefetch(indptr, np.uint64(index[k + 2 * PREFETCH_AHEAD]))
+    if k + PREFETCH_AHEAD < end:
+        prefetch_csr_row(data, indices, indptr, np.uint64(index[k + PREFETCH_AHEAD]))
 
 
 @compiled_as(_prefetch_ahead_compiled)
-def _prefetch_ahead(data, indices, indptr, y, a, qii, order, k):
-    """Request the memory update ``k + PREFETCH_AHEAD`` reads (and the row pointer twice as far ahead); nothing in
+def _prefetch_ahead(data, indices, indptr, index, k, end):
+    """Request the row update ``k + PREFETCH_AHEAD`` reads (and its row pointer twice as far ahead); nothing in
     Python."""
 
 
-def epoch_dense(X, y, a, w, qii, C, order, pg_max_old, pg_min_old, keep):
-    pg_max, pg_min = -np.inf, np.inf
-    for k in range(order.shape[0]):
-        i = np.uint64(order[k])  # unsigned indices skip numba's negative-index test
-        G = y[i] * dense_dot(X, i, w) - 1.0
-        ok, pg, new = _coordinate_update(i, G, a, y, qii, C, pg_max_old, pg_min_old)
-        keep[k] = ok
-        if not ok:
-            continue
-        pg_max = max(pg_max, pg)
-        pg_min = min(pg_min, pg)
-        if new != a[i]:
-            dense_axpy((new - a[i]) * y[i], X, i, w)
-            a[i] = new
-    return pg_max, pg_min
+def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max_old, pg_min_old, seed, eps,
+              budget, shrinking, sums, gap_target):
+    """Epochs of Hsieh et al. Alg. 1 with the shrinking of §3.2 on ``a``, ``w`` (in place) over ``index[:active]``
+    (the active coordinates; shrunk ones are swapped behind them), until ``budget`` coordinates are visited, or
+    the projected-gradient range ``M − m`` of an epoch is ``<= eps`` (liblinear's stop test; on a shrunk set, the
+    point where liblinear restores the full set), or the epoch's estimate of the duality gap is
+    ``<= gap_target·D``. The last two end the round for an exact check by the caller.
 
+    The estimate: ``P(w) − D(a) = Σ_i (a_i G_i + C_i max(0, −G_i))`` (from ``||w||² = Σ a_i (G_i + 1)``), every term
+    ``>= 0`` and 0 right after coordinate ``i`` is maximised; the epoch sums each active coordinate's term just
+    before its update (a shrunk one, ``a_i = 0 < G_i`` or ``a_i = C_i``, ``G_i < 0``, is taken as 0), so the sum is
+    the gap as the epoch found it, a lagging guess of the gap after it. ``sums = [Σ a_i, ||w||²]`` are carried
+    through the updates (``||w + δ y_i x_i||² = ||w||² + 2δ(G_i + 1) + δ² Q_ii``) for ``D = Σ a_i − ½||w||²``.
+    The estimate only decides when the exact certificate is computed.
 
-def epoch_sparse(data, indices, indptr, y, a, w, qii, C, order, pg_max_old, pg_min_old, keep):
-    pg_max, pg_min = -np.inf, np.inf
-    for k in range(order.shape[0]):
-        _prefetch_ahead(data, indices, indptr, y, a, qii, order, k)
-        i = np.uint64(order[k])  # unsigned indices skip numba's negative-index test
-        s, e = np.uint64(indptr[i]), np.uint64(indptr[i + ONE])
-        G = y[i] * sparse_dot(data, indices, s, e, w) - 1.0
-        ok, pg, new = _coordinate_update(i, G, a, y, qii, C, pg_max_old, pg_min_old)
-        keep[k] = ok
-        if not ok:
-            continue
-        pg_max = max(pg_max, pg)
-        pg_min = min(pg_min, pg)
-        if new != a[i]:
-            sparse_axpy((new - a[i]) * y[i], data, indices, s, e, w)
-            a[i] = new
-    return pg_max, pg_min
+    Returns ``(active, pg_max_old, pg_min_old, pg_range, epochs, visits, converged, estimate)``: the shrinking
+    state for the next round, the last epoch's projected-gradient range, the epochs run and coordinates visited,
+    whether the stop test passed and the last epoch's gap estimate."""
+    m = index.shape[0]
+    done = 0
+    epochs = 0
+    converged = False
+    pg_range = np.inf
+    sum_a = sums[0]
+    norm2 = sums[1]
+    estimate = np.inf
+    while True:
+        for k in range(active - 1):   # a fresh random order of the active coordinates (Fisher-Yates)
+            j = k + _random_below(seed, active - k)
+            tmp = index[k]
+            index[k] = index[j]
+            index[j] = tmp
+        done += active
+        pg_max, pg_min = -np.inf, np.inf
+        estimate = 0.0
+        k = 0
+        while k < active:
+            if X is None:
+                _prefetch_ahead(data, indices, indptr, index, k, active)
+            ii = index[k]
+            i = np.uint64(ii)   # unsigned indices skip numba's negative-index test
+            G = y[i] * _row_dot(X, data, indices, indptr, i, w) - 1.0
+            ai = a[i]
+            C = box[i]
+            pg = G
+            if ai <= 0.0:
+                if G > pg_max_old:   # shrink: swap behind the active part, visit the swapped-in one next
+                    active -= 1
+                    index[k] = index[active]
+                    index[active] = ii
+                    continue
+                if G > 0.0:
+                    pg = 0.0
+            elif ai >= C:
+                if G < pg_min_old:
+                    active -= 1
+                    index[k] = index[active]
+                    index[active] = ii
+                    continue
+                if G < 0.0:
+                    pg = 0.0
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+            estimate += ai * G + C * max(0.0, -G)
+            if abs(pg) > PG_ZERO:
+                q = qii[i]
+                new = C if q <= 0.0 else min(max(ai - G / q, 0.0), C)
+                if new != ai:
+                    delta = new - ai
+                    _row_axpy(delta * y[i], X, data, indices, indptr, i, w)
+                    a[i] = new
+                    sum_a += delta
+                    norm2 += delta * (2.0 * (G + 1.0) + delta * q)
+            k += 1
+        epochs += 1
+        pg_range = pg_max - pg_min if pg_max >= pg_min else 0.0
+        if pg_range <= eps:   # converged on the active set: the caller checks the full set
+            converged = True
+            break
+        if shrinking:
+            pg_max_old = pg_max if pg_max > 0.0 else np.inf
+            pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+        dual = sum_a - 0.5 * norm2
+        if done >= budget or (dual > 0.0 and estimate <= gap_target * dual):
+            break
+    return active, pg_max_old, pg_min_old, pg_range, epochs, done, converged, estimate
 
 
 _COMPILED = None
 
 
-def compiled_epochs():
-    """``(epoch_dense, epoch_sparse)`` compiled (built on first use; numba's cache keeps them across processes)."""
+def compiled_round():
+    """:func:`dcd_round` compiled (built on first use; numba's cache keeps it across processes)."""
     global _COMPILED
     if _COMPILED is None:
-        jit = njit()
-        _COMPILED = (jit(epoch_dense), jit(epoch_sparse))
+        _COMPILED = njit()(dcd_round)
     return _COMPILED
 
 
@@ -166,16 +253,21 @@ def compiled_epochs():
 @dataclass
 class DualCDState:
     t: int
-    a: np.ndarray            # dual iterate in [0, C]^n
+    a: np.ndarray            # dual iterate, 0 <= a_i <= C_i
     w: np.ndarray            # Σ a_i y_i x_i, kept in sync with a
-    active: np.ndarray       # indices visited by the next epoch (shrinking)
-    rng: object = None       # the run's random generator (draws each epoch's permutation)
+    index: np.ndarray        # the coordinates with C_i > 0; the first ``active`` are visited by the next epoch
+    seed: np.ndarray         # state of the xorshift64 generator of the visiting order (uint64, length 1)
+    active: int = 0
     tol: float = 0.0         # the run's tol: a check that does not certify it lowers eps_pg
-    pg_max: float = np.inf   # extreme projected gradients of the last epoch (M̄, m̄ of Hsieh et al. §3.2)
+    pg_max: float = np.inf   # M̄, m̄ of Hsieh et al. §3.2 for the next epoch's shrinking test
     pg_min: float = -np.inf
     pg_range: float = np.inf
+    epochs: int = 0          # epochs run so far
+    visits: int = 0          # coordinates visited so far (updated or shrunk)
     eps_pg: float = PG_EPS0  # projected-gradient range below which the duality gap is computed
-    primal: float = np.nan   # P(w) and D(a) at the last certificate check (epoch ``checked``)
+    gap_target: float = 0.0  # a round stops when its gap estimate is below gap_target·D (tol, halved on a miss)
+    estimate: float = np.inf  # the last epoch's estimate of the duality gap
+    primal: float = np.nan   # P(w) and D(a) at the last certificate check (iteration ``checked``)
     dual: float = np.nan
     checked: int = -1
 
@@ -185,9 +277,8 @@ class DualCoordinateDescent(IterationPlan):
     docstring). Parameters: ``shrinking`` (default True) and ``backend`` (``"auto"``: numba when installed,
     ``"numba"``, or ``"numpy"``: the same loop in plain Python, slow, for checking).
 
-    ``step`` copies ``a`` and ``w`` (O(n + d), a memory copy) before the epoch updates them in place, so a state
-    never changes once made and the states of ``plan.iterate`` are the iterates of ``run``; the copy costs 0 %
-    (dense) to about 4 % (a9a-like sparse) of an epoch at the benchmark sizes."""
+    ``step`` copies ``a``, ``w`` and the index array (O(n + d), a memory copy) before the round updates them in
+    place, so a state never changes once made and the states of ``plan.iterate`` are the iterates of ``run``."""
 
     name = "dual-cd"
     default_max_iter = 1000
@@ -197,14 +288,14 @@ class DualCoordinateDescent(IterationPlan):
     @dataclass(frozen=True)
     class Config:
         shrinking: bool = True     # Hsieh et al. §3.2
-        backend: str = "auto"      # the epoch compiled ("numba", the default when installed) or in NumPy
+        backend: str = "auto"      # the round compiled ("numba", the default when installed) or in NumPy
         constraints: ClassVar[dict] = {"shrinking": [Boolean()], "backend": [BACKEND]}
 
     def setup(self):
         form = self.form
         self.resolved_backend = resolve_backend(self.config.backend, self.method)   # "numba" | "numpy"
-        self.C = float(form.C)
         self.y = np.ascontiguousarray(form.y, dtype=np.float64)
+        self.box = np.ascontiguousarray(form.box, dtype=np.float64)   # C_i = C·s_i
         self.n, self.d = form.X.shape
         X = form.X
         if sp.issparse(X):
@@ -219,8 +310,13 @@ class DualCoordinateDescent(IterationPlan):
             self.csr = None
         self.Xop = X
         self.qii = row_norms(X, squared=True)
-        dense, sparse = compiled_epochs() if self.resolved_backend == "numba" else (epoch_dense, epoch_sparse)
-        self.epoch_kernel = dense if self.csr is None else sparse
+        self.movable = np.flatnonzero(self.box > 0.0).astype(np.int64)   # C_i = 0: a_i = 0 for ever
+        self.budget = max(self.n, MIN_ROUND) if self.config.shrinking else self.n   # updates per round
+        self.round = compiled_round() if self.resolved_backend == "numba" else dcd_round
+        if self.csr is None:
+            self.rows = (self.X, np.empty(0), np.empty(0, np.int32), np.zeros(1, np.int32))   # CSR unused
+        else:
+            self.rows = (None, *self.csr)
 
     # helpers ---------------------------------------------------------------------------------------------
     def margins(self, w) -> np.ndarray:
@@ -228,14 +324,20 @@ class DualCoordinateDescent(IterationPlan):
         return self.y * np.asarray(self.Xop @ w).ravel()
 
     def values(self, a, w):
-        """``(P(w), D(a))``: primal ``½||w||² + C Σ hinge`` and dual ``1ᵀa − ½||w||²``."""
+        """``(P(w), D(a), G)``: primal ``½||w||² + Σ C_i hinge_i``, dual ``1ᵀa − ½||w||²`` and the gradient
+        ``G_i = y_i x_iᵀw − 1`` of ``−D`` (one product with X)."""
         half = 0.5 * float(w @ w)
-        hinge = float(np.maximum(0.0, 1.0 - self.margins(w)).sum())
-        return half + self.C * hinge, float(a.sum()) - half
+        G = self.margins(w)
+        G -= 1.0
+        hinge = np.maximum(0.0, -G)
+        hinge *= self.box   # not box @ hinge: a long BLAS dot may start threads (15 ms instead of 0.05 on a busy machine)
+        return half + float(hinge.sum()), float(a.sum()) - half, G
 
-    def certify(self, st) -> None:
-        st.primal, st.dual = self.values(st.a, st.w)
+    def certify(self, st):
+        """Store ``P(w)`` and ``D(a)`` in ``st`` (checked at its iteration); returns ``G``."""
+        st.primal, st.dual, G = self.values(st.a, st.w)
         st.checked = st.t
+        return G
 
     def relative_gap(self, st) -> float:
         return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
@@ -250,56 +352,69 @@ class DualCoordinateDescent(IterationPlan):
             raise ProblemError("warm_start: this result carries no dual iterate a (run 'dual-cd' or 'cvxpy' first)")
         else:
             value = warm_start
-        return np.clip(parse_warm_start(value, self.n), 0.0, self.C)
+        return np.clip(parse_warm_start(value, self.n), 0.0, self.box)
 
     # hooks -------------------------------------------------------------------------------------------------
     def init(self, rng, warm_start, budget=None):
         budget = Budget(self.default_max_iter, self.default_tol) if budget is None else budget
         a = self.start_a(warm_start)
         w = np.asarray(self.Xop.T @ (a * self.y)).ravel() if a.any() else np.zeros(self.d)
-        st = DualCDState(t=0, a=a, w=w, active=np.arange(self.n, dtype=np.int64), rng=rng, tol=budget.tol)
-        self.certify(st)
+        seed = np.array([rng.integers(1, 2 ** 63)], dtype=np.uint64)   # xorshift64 needs a nonzero state
+        st = DualCDState(t=0, a=a, w=w, index=self.movable.copy(), seed=seed, active=self.movable.shape[0],
+                         tol=budget.tol, gap_target=budget.tol)
+        if a.any():
+            self.certify(st)
+        else:   # w = 0: every margin is 0, P = Σ C_i and D = 0 without a product with X
+            st.primal, st.dual, st.checked = float(self.box.sum()), 0.0, 0
         return st
 
     def step(self, st):
-        full = st.active.shape[0] == self.n
-        idx = st.rng.permutation(st.active.shape[0])
-        order = st.active[idx]
-        keep = np.empty(order.shape[0], dtype=np.bool_)  # the epoch writes every entry
+        a, w, index, seed = st.a.copy(), st.w.copy(), st.index.copy(), st.seed.copy()   # updated in place
         old_max, old_min = (st.pg_max, st.pg_min) if self.shrinking else (np.inf, -np.inf)
-        a, w = st.a.copy(), st.w.copy()   # the epoch updates them in place: a state never changes once made
-        if self.csr is None:
-            pg_max, pg_min = self.epoch_kernel(self.X, self.y, a, w, self.qii, self.C, order, old_max, old_min, keep)
-        else:
-            data, indices, indptr = self.csr
-            pg_max, pg_min = self.epoch_kernel(data, indices, indptr, self.y, a, w, self.qii, self.C, order,
-                                               old_max, old_min, keep)
-        pg_max, pg_min = float(pg_max), float(pg_min)
-        pg_range = pg_max - pg_min if pg_max >= pg_min else 0.0
-        active = st.active
-        if not keep.all():  # shrink, keeping the active indices in increasing order (memory order)
-            kept = np.empty(keep.shape[0], dtype=np.bool_)
-            kept[idx] = keep
-            active = st.active[kept]
-        nxt = DualCDState(t=st.t + 1, a=a, w=w, active=active, rng=st.rng, tol=st.tol,
-                          pg_max=pg_max if pg_max > 0 else np.inf, pg_min=pg_min if pg_min < 0 else -np.inf,
-                          pg_range=pg_range, eps_pg=st.eps_pg, primal=st.primal, dual=st.dual, checked=st.checked)
-        if pg_range <= st.eps_pg:
-            if not full:  # Hsieh et al. §3.2: converged on the shrunk set; restore the full set and go on
-                nxt.active, nxt.pg_max, nxt.pg_min = np.arange(self.n, dtype=np.int64), np.inf, -np.inf
-            else:
-                self.certify(nxt)
-                if self.relative_gap(nxt) > st.tol:
-                    nxt.eps_pg = min(st.eps_pg, pg_range) * PG_EPS_DECAY
+        sums = np.array([a.sum(), w @ w])   # exact at the start of every round
+        active, pg_max, pg_min, pg_range, epochs, visits, converged, estimate = self.round(
+            *self.rows, self.y, self.box, self.qii, a, w, index, st.active, old_max, old_min, seed, st.eps_pg, self.budget,
+            self.shrinking, sums, st.gap_target)
+        nxt = DualCDState(t=st.t + 1, a=a, w=w, index=index, seed=seed, active=int(active), tol=st.tol,
+                          pg_max=float(pg_max), pg_min=float(pg_min), pg_range=float(pg_range),
+                          epochs=st.epochs + int(epochs), visits=st.visits + int(visits), eps_pg=st.eps_pg,
+                          gap_target=st.gap_target, estimate=float(estimate), primal=st.primal, dual=st.dual,
+                          checked=st.checked)
+        dual = float(sums[0] - 0.5 * sums[1])
+        estimated = dual > 0.0 and estimate <= st.gap_target * dual
+        if converged or estimated:
+            G = self.certify(nxt)
+            if self.relative_gap(nxt) > st.tol:   # not yet: ask more of the next check
+                if converged:
+                    nxt.eps_pg = min(st.eps_pg, nxt.pg_range) * PG_EPS_DECAY
+                if estimated:
+                    nxt.gap_target = st.gap_target * GAP_TARGET_DECAY
+                if self.shrinking:
+                    self.reactivate(nxt, G, pg_max, pg_min)
         return nxt
+
+    def reactivate(self, st, G, pg_max, pg_min) -> None:
+        """Hsieh et al. §3.2's restore of the full set, from the exact ``G_i = y_i x_iᵀw − 1`` of a certificate check
+        instead of an epoch over all coordinates (a product with X in storage order costs a fraction of an epoch in
+        random order): a coordinate stays shrunk only if it is at a bound with its gradient beyond the last epoch's
+        extreme projected gradients (``a_i = 0``, ``G_i > max(M, 0)``; ``a_i = C_i``, ``G_i < min(m, 0)``), the test
+        of the shrinking itself; the next epoch shrinks nothing (``M̄ = ∞``, ``m̄ = −∞``), as after liblinear's
+        restore."""
+        idx = st.index
+        g, ai = G[idx], st.a[idx]
+        shrunk = ((ai <= 0.0) & (g > max(pg_max, 0.0))) | ((ai >= self.box[idx]) & (g < min(pg_min, 0.0)))
+        st.index = np.concatenate([idx[~shrunk], idx[shrunk]])
+        st.active = int(idx.shape[0] - np.count_nonzero(shrunk))
+        st.pg_max, st.pg_min = np.inf, -np.inf
 
     def measure(self, st) -> dict:
         if st.checked != st.t:
-            primal, dual = self.values(st.a, st.w)
+            primal, dual, _ = self.values(st.a, st.w)
         else:
             primal, dual = st.primal, st.dual
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual,
-                "active": float(st.active.shape[0]), "pg_range": st.pg_range}
+                "active": float(st.active), "pg_range": st.pg_range, "epochs": float(st.epochs), "visits": float(st.visits),
+                "gap_estimate": st.estimate}
 
     def stop(self, st, budget):
         if st.checked == st.t and self.relative_gap(st) <= budget.tol:
@@ -316,4 +431,4 @@ class DualCoordinateDescent(IterationPlan):
         cert = {"primal": st.primal, "dual": st.dual, "duality_gap": gap, "relative_gap": self.relative_gap(st),
                 "max_violation": 0.0}
         return Solution(w=st.w.copy(), status=status, certificate=cert, dual={"a": st.a.copy()},
-                        info={"backend": self.resolved_backend, "shrinking": self.shrinking})
+                        info={"backend": self.resolved_backend, "shrinking": self.shrinking, "epochs": st.epochs})

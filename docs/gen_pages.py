@@ -1,0 +1,230 @@
+"""The generated pages of the documentation site (run by the ``gen-files`` plugin of ``mkdocs build``).
+
+Nothing here is written by hand twice: the getting-started page is the README, the method tables and each
+method's options come from the registry and the plans' frozen ``Config`` (:func:`marginkit.describe`), the
+statuses table from the README's section (the contract's table), the gallery from the ``experiments/`` directory
+(its scripts' docstrings and the committed figures of ``docs/figures/``), the tutorials from the committed,
+executed notebooks (rendered by ``mkdocs-jupyter`` without running them), the benchmark page from
+``benchmarks/README.md``. Links between repository files are rewritten to the site's pages; a link to a file
+the site does not have becomes plain text (so ``mkdocs build --strict`` has no broken link to report).
+"""
+from __future__ import annotations
+
+import inspect
+import posixpath
+import re
+from pathlib import Path
+
+import mkdocs_gen_files
+
+import marginkit
+from marginkit.describe import describe
+from marginkit.engine.registry import METHODS, REDUCTIONS
+from marginkit.formulations import FORMS
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+# repository path -> site page (the pages copied or generated below)
+PAGES = {
+    "README.md": "index.md",
+    "CHANGELOG.md": "changelog.md",
+    "benchmarks/README.md": "benchmarks.md",
+    "tutorials/README.md": "tutorials/index.md",
+    "docs/ARCHITECTURE.md": "ARCHITECTURE.md",
+}
+LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def _site_path(repo_path: str) -> str | None:
+    """The site page or asset for a repository path, or None when the site does not have it."""
+    if repo_path in PAGES:
+        return PAGES[repo_path]
+    if repo_path.startswith("docs/") and (ROOT / repo_path).is_file():
+        return repo_path[len("docs/"):]
+    if repo_path.startswith("tutorials/") and repo_path.endswith(".ipynb") and (ROOT / repo_path).is_file():
+        return repo_path
+    return None
+
+
+def relink(text: str, source: str, page: str) -> str:
+    """Rewrite the relative links of ``source`` (a repository path) for the site page ``page``."""
+    src_dir, page_dir = posixpath.dirname(source), posixpath.dirname(page)
+
+    def fix(m):
+        bang, label, target = m.groups()
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            return m.group(0)
+        path, _, anchor = target.partition("#")
+        repo_path = posixpath.normpath(posixpath.join(src_dir, path))
+        site = _site_path(repo_path)
+        if site is None:
+            return label if not bang else f"`{repo_path}`"
+        rel = posixpath.relpath(site, page_dir or ".")
+        return f"{bang}[{label}]({rel}{'#' + anchor if anchor else ''})"
+    return LINK.sub(fix, text)
+
+
+def copy_page(repo_path: str) -> None:
+    page = PAGES[repo_path]
+    with mkdocs_gen_files.open(page, "w") as f:
+        f.write(relink((ROOT / repo_path).read_text(encoding="utf-8"), repo_path, page))
+    mkdocs_gen_files.set_edit_path(page, repo_path)
+
+
+def _cell(value) -> str:
+    """Plain text for a table cell: code marks dropped (a code span cannot hold an escaped ``|``), the pipes and
+    stars of the papers' formulas escaped."""
+    text = " ".join(str(value).replace("``", "").replace("`", "").split())
+    return text.replace("|", "&#124;").replace("*", "\\*")
+
+
+def _section(text: str, heading: str) -> str:
+    """The body of the ``## heading`` section of a markdown text (up to the next ``## ``)."""
+    m = re.search(rf"^## {re.escape(heading)}.*?$(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    return m.group(1).strip() if m else ""
+
+
+def methods_page() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    out = ["# Problems, methods and statuses", "",
+           "Generated from the registry (`marginkit/engine/registry.py`), the problem classes and the plans' frozen "
+           "configurations; `marginkit.describe(method, problem)` and `marginkit list --method M` show the same "
+           "options.", "", "## Problems", "", "| form | constructor | meaning |", "|---|---|---|"]
+    for form, cls in sorted(FORMS.items()):
+        if not hasattr(marginkit, cls.__name__):
+            continue   # internal forms (reached by a reduction only)
+        sig = str(inspect.signature(cls)).replace(" -> None", "")
+        doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
+        out.append(f"| `{form}` | {_cell(cls.__name__ + sig)} | {_cell(doc)} |")
+    out += ["", "## Statuses", "", relink(_section(readme, "Statuses"), "README.md", "methods.md"), "",
+            "## Methods", "", "| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
+            "|---|---|---|---|---|---|---|"]
+    for c in sorted(METHODS, key=lambda c: (c.form, c.name)):
+        out.append(f"| {c.form} | [`{c.name}`](#{_anchor(c.name, c.form)}) | {_cell(c.paper)} | {_cell(c.algorithm)} | "
+                   f"{_cell(c.converges_to)} | {_cell(c.rate)} | {c.tolerance:g} |")
+    out += ["", "Reductions (a method of the target form also solves the source form):", ""]
+    out += [f"- `{r.source}` → `{r.target}`" for r in REDUCTIONS]
+    out += ["", "## Options of each method", ""]
+    for c in sorted(METHODS, key=lambda c: (c.form, c.name)):
+        d = describe(c.name, c.form)
+        out += [f"### {c.name} on {c.form} {{#{_anchor(c.name, c.form)}}}", ""]
+        if d.summary:
+            out += [_cell(d.summary), ""]
+        out += [f"Plan: `{d.plan}`. Proven rate: {_cell(d.rate)}.", ""]
+        out += [f"- requires: {_cell(r)}" for r in d.requires] + ([""] if d.requires else [])
+        if d.options:
+            out += ["| option | default | accepts | meaning |", "|---|---|---|---|"]
+            out += [f"| {_cell(o.name)} | {_cell(repr(o.default)) if not o.name.startswith('*') else ''} | "
+                    f"{_cell(o.accepts)} | {_cell(o.meaning)} |" for o in d.options]
+        else:
+            out.append("No options of its own.")
+        if d.run_options:
+            shown = ", ".join(f"`{o.name}={o.default!r}`" for o in d.run_options if o.name in ("max_iter", "tol"))
+            out += ["", f"Run options: the [common ones](#run-options), with {shown}."]
+        out.append("")
+    run = next(describe(c.name, c.form) for c in METHODS if not c.is_reference)
+    out += ["## Run options", "", "Every first-order method accepts these (checked by the run loop):", "",
+            "| option | default | accepts | meaning |", "|---|---|---|---|"]
+    out += [f"| {_cell(o.name)} | {_cell(repr(o.default)) if o.name not in ('max_iter', 'tol') else 'per method'} | "
+            f"{_cell(o.accepts)} | {_cell(o.meaning)} |" for o in run.run_options]
+    return "\n".join(out) + "\n"
+
+
+def _anchor(name: str, form: str) -> str:
+    return f"{name}-{form}".lower()
+
+
+def gallery() -> list[str]:
+    """One page per experiment script (its docstring, its committed figures, its source); the index page."""
+    scripts = sorted((ROOT / "experiments").glob("*.py"))
+    figures = sorted((DOCS / "figures").glob("*.png")) if (DOCS / "figures").is_dir() else []
+    rows = []
+    for script in scripts:
+        stem = script.stem
+        if stem.startswith("_"):
+            continue
+        source = script.read_text(encoding="utf-8")
+        doc = re.sub(r"::\n", ":\n", inspect.cleandoc(_module_doc(source)))
+        title, _, body = doc.partition("\n")
+        page = f"gallery/{stem}.md"
+        shots = [p for p in figures if p.stem == stem or p.stem.startswith(stem + "_")]
+        lines = [f"# {title.strip()}", "", f"`experiments/{stem}.py` (run it with `python experiments/{stem}.py "
+                 "--quick` for the reduced size; the figures below are the committed runs, reduced or full size as the "
+                 "figure's file records).", "", body.strip(), ""]
+        for p in shots:
+            lines += [f"![{stem}](../figures/{p.name})", ""]
+        if not shots:
+            lines += ["*No committed figure yet: run the script to draw it.*", ""]
+        lines += ['??? "Source"', "", "    ```python"] + [f"    {ln}" if ln else "" for ln in source.splitlines()]
+        lines += ["    ```", ""]
+        with mkdocs_gen_files.open(page, "w") as f:
+            f.write("\n".join(lines))
+        mkdocs_gen_files.set_edit_path(page, f"experiments/{stem}.py")
+        thumb = f"![{stem}](../figures/{shots[0].name}){{ width=240 }}" if shots else ""
+        rows.append(f"| [{_cell(title.strip())}]({stem}.md) | {thumb} |")
+    index = ["# Gallery: the papers' figures", "",
+             "One page per script of `experiments/` (this list is generated from the directory). The figures are "
+             "committed runs (most at the `--quick` size, the Ji–Srebro–Telgarsky ones at full size); the full-size "
+             "runs are marked `slow` in the test suite.", "",
+             "| experiment | figure |", "|---|---|"] + rows
+    with mkdocs_gen_files.open("gallery/index.md", "w") as f:
+        f.write("\n".join(index) + "\n")
+    return [r for r in rows]
+
+
+def _module_doc(source: str) -> str:
+    import ast
+    return ast.get_docstring(ast.parse(source)) or "(no docstring)"
+
+
+def tutorials() -> None:
+    for nb in sorted((ROOT / "tutorials").rglob("*.ipynb")):
+        rel = nb.relative_to(ROOT).as_posix()
+        with mkdocs_gen_files.open(rel, "wb") as f:
+            f.write(nb.read_bytes())
+
+
+API = {
+    "Problems": ["MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual", "EllipsoidSeparation",
+                 "ProjectionOntoIntersection"],
+    "Sets of ProjectionOntoIntersection": ["HalfSpace", "Hyperplane", "Ball", "Box"],
+    "Results": ["core.result.Result", "core.result.Trace"],
+    "Methods and options": ["methods", "describe", "describe.MethodDescription", "describe.OptionDescription"],
+    "Certifying, comparing, paths": ["certify", "crossval.cross_validate", "report.Report"],
+    "scikit-learn": ["estimator.MarginClassifier"],
+    "Data": ["datasets"],
+    "Errors and warnings": ["ProblemError", "plans.common.numba_rows.PerformanceWarning"],
+}
+
+
+def api_page() -> str:
+    out = ["# API reference", "", "Generated from the docstrings and type hints of the public API "
+           "(`marginkit/py.typed` marks the package as typed).", ""]
+    for section, names in API.items():
+        out += [f"## {section}", ""]
+        for name in names:
+            if "." in name and not _exists(name):
+                continue   # moved or not written yet: the page lists what exists
+            out += [f"::: marginkit.{name}", ""]
+    return "\n".join(out)
+
+
+def _exists(dotted: str) -> bool:
+    module, _, attr = dotted.rpartition(".")
+    path = ROOT / "marginkit" / (module.replace(".", "/") + ".py")
+    if not path.is_file():
+        path = ROOT / "marginkit" / dotted.replace(".", "/")
+        return path.is_dir() or path.with_suffix(".py").is_file()
+    return re.search(rf"^(class|def) {re.escape(attr)}\b", path.read_text(encoding="utf-8"), flags=re.M) is not None
+
+
+for repo_path in PAGES:
+    if (ROOT / repo_path).is_file() and repo_path != "docs/ARCHITECTURE.md":
+        copy_page(repo_path)
+with mkdocs_gen_files.open("methods.md", "w") as f:
+    f.write(methods_page())
+with mkdocs_gen_files.open("api.md", "w") as f:
+    f.write(api_page())
+gallery()
+tutorials()

@@ -1,0 +1,359 @@
+"""What a method accepts, read off its frozen configuration: ``marginkit.describe("fista")``.
+
+Every first-order plan declares a frozen ``Config`` dataclass (its fields are the paper's parameters, their
+defaults the plan's defaults) with ``constraints`` (:mod:`marginkit.core.params`); the run options are declared once
+in :mod:`marginkit.engine.runloop` (``RUN_OPTIONS``, ``RUN_CONSTRAINTS``); the registry card holds the paper, the
+algorithm and the proven rate. :func:`describe` puts the three together, so nothing here is written twice.
+
+**Where the meaning of an option comes from** (the docstring convention of a ``Config``), first match wins:
+
+1. ``dataclasses.field(metadata={"doc": "..."})`` on the field;
+2. a line ``name: meaning`` (or ``name -- meaning``) in the ``Config`` class docstring;
+3. the comment on the field's own line of source (``theta: float = 1.0   # the step θ_t ≡ θ``), searched through
+   the ``Config``'s bases, so an inherited field keeps its comment;
+4. :data:`SHARED_OPTION_DOCS`, for the few names that mean the same in every plan (``backend``).
+
+Reading the source uses :mod:`inspect` and :mod:`tokenize` only; where the source is not available (a frozen
+application) the meaning is empty, nothing fails.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import io
+import re
+import textwrap
+import tokenize
+from dataclasses import dataclass
+from typing import Any
+
+from .core.validation import ProblemError
+from .engine.registry import METHODS, REDUCTIONS, MethodCard
+from .engine.runloop import RUN_CONSTRAINTS, RUN_OPTIONS, run as _run
+from .formulations import FORMS, Problem
+
+__all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOCS", "SHARED_OPTION_DOCS"]
+
+#: the meaning of every run option (common to all first-order methods; the contract's "common options")
+RUN_OPTION_DOCS = {
+    "max_iter": "iteration budget; the run stops with status 'user_limit' when it is spent",
+    "tol": "relative accuracy the plan's certificate must prove for status 'optimal' (see the Statuses table)",
+    "time_limit": "wall-clock budget in seconds (None: no limit); status 'user_limit' when spent",
+    "callback": "callable(state) -> bool, called every iteration; True stops the run ('user_limit')",
+    "seed": "seed of the run's random generator (numpy.random.default_rng)",
+    "verbose": "print a log line on a geometric schedule of iterations",
+    "warm_start": "start from a previous Result, a weight vector w, or the plan's own state",
+    "trace": "which iterations the trace records: 'geometric' (about 60 per decade), every k-th (int), or None",
+    "check_every": "test the stopping rule every k-th iteration (the certificate may cost a product with X)",
+    "test_set": "(X_test, y_test): add a test_error column to the trace, recorded at each trace record",
+    "keep_iterates": "keep every recorded iterate in the trace (memory: one vector per record)",
+}
+
+#: meanings of option names that every plan using them shares (rule 4 of the module docstring)
+SHARED_OPTION_DOCS = {
+    "backend": "'auto' (numba when installed), 'numba' or 'numpy': the same epoch compiled or in NumPy",
+}
+
+_REFERENCE_OPTIONS = (
+    ("solver", None, "None or an installed CVXPY solver name",
+     "CVXPY solver; None tries Clarabel (tight), then Clarabel's defaults, ECOS and SCS, and keeps the best "
+     "certified answer"),
+    ("**solver_options", None, "the named solver's own keywords",
+     "passed to the solver through CVXPY (checked against the solver's documented settings)"),
+)
+
+
+@dataclass(frozen=True)
+class OptionDescription:
+    """One option: its name, default, accepted values (the declared constraint) and meaning."""
+
+    name: str
+    default: Any
+    accepts: str
+    meaning: str
+    kind: str = "method"     # "method" (the plan's Config), "run" (the run loop's) or "solver" (the reference's)
+
+
+@dataclass(frozen=True)
+class MethodDescription:
+    """What :func:`describe` returns for one method on one problem form. ``str()`` (and the notebook display) is
+    the text that ``marginkit list --method NAME`` prints."""
+
+    name: str
+    form: str
+    plan: str
+    summary: str
+    paper: str
+    algorithm: str
+    converges_to: str
+    rate: str
+    tolerance: float
+    requires: tuple[str, ...]
+    via: tuple[str, ...]
+    options: tuple[OptionDescription, ...]
+    run_options: tuple[OptionDescription, ...]
+
+    def option(self, name: str) -> OptionDescription:
+        """The option called ``name`` (method, solver or run option); ``ProblemError`` listing them otherwise."""
+        for opt in self.options + self.run_options:
+            if opt.name == name:
+                return opt
+        known = ", ".join(o.name for o in self.options + self.run_options)
+        raise ProblemError(f"method {self.name!r} has no option {name!r}; its options: {known}")
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """``{name: default}`` of the method's own options and the run options."""
+        return {o.name: o.default for o in self.options + self.run_options if not o.name.startswith("*")}
+
+    def text(self, width: int = 100) -> str:
+        """The description as plain text (what ``print`` shows)."""
+        head = f"{self.name} on {self.form}" + (f" (through {' -> '.join(self.via)})" if self.via else "")
+        lines = [head, "=" * len(head)]
+        if self.summary:
+            lines += textwrap.wrap(self.summary, width) + [""]
+        for label, value in (("paper", self.paper), ("algorithm", self.algorithm),
+                             ("converges to", self.converges_to), ("proven rate", self.rate),
+                             ("agreement tol.", f"{self.tolerance:g}"), ("plan", self.plan)):
+            if value:
+                lines += textwrap.wrap(value, width, initial_indent=f"{label + ':':<16}", subsequent_indent=" " * 16)
+        for reason in self.requires:
+            lines += textwrap.wrap(reason, width, initial_indent=f"{'requires:':<16}", subsequent_indent=" " * 16)
+        own = [o for o in self.options if o.kind != "run"]
+        title = "solver options" if own and own[0].kind == "solver" else "options"
+        lines += ["", f"{title}:" if own else f"{title}: none of its own"]
+        lines += _option_lines(own, width)
+        if self.run_options:
+            lines += ["", "run options (every first-order method; constraints checked by the run loop):"]
+            for o in self.run_options:
+                lines += textwrap.wrap(f"{o.name} = {o.default!r}: {o.meaning}", width, initial_indent="  ",
+                                       subsequent_indent=" " * 6)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_markdown_(self) -> str:   # Jupyter
+        return "```text\n" + self.text() + "\n```"
+
+
+class MethodDescriptions(tuple):
+    """Several :class:`MethodDescription` (one per problem form a method name exists on); prints them all."""
+
+    def text(self, width: int = 100) -> str:
+        return "\n\n".join(d.text(width) for d in self)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_markdown_(self) -> str:
+        return "```text\n" + self.text() + "\n```"
+
+
+def _option_lines(options, width: int) -> list[str]:
+    lines = []
+    for o in options:
+        default = "" if o.name.startswith("*") else f" = {o.default!r}"
+        lines.append(f"  {o.name}{default}")
+        if o.accepts:
+            lines += textwrap.wrap(f"accepts: {o.accepts}", width, initial_indent=" " * 6, subsequent_indent=" " * 8)
+        if o.meaning:
+            lines += textwrap.wrap(o.meaning, width, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return lines
+
+
+# reading meanings ------------------------------------------------------------------------------------------
+def _docstring_meanings(cls) -> dict[str, str]:
+    """``name: meaning`` / ``name -- meaning`` lines of the class's own docstring (rule 2)."""
+    doc = cls.__dict__.get("__doc__") or ""
+    out = {}
+    for line in inspect.cleandoc(doc).splitlines():
+        m = re.match(r"^\s*(?:``)?(\w+)(?:``)?\s*(?::|--)\s+(.+)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+def _comment_meanings(cls) -> dict[str, str]:
+    """``{field: comment}`` from the class body's source: the comment that ends the line declaring ``field``
+    (rule 3). Empty when the source cannot be read."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls))
+        tree = ast.parse(source)
+        comments = {tok.start[0]: tok.string.lstrip("#").strip()
+                    for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+    except (OSError, TypeError, SyntaxError, tokenize.TokenError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    out = {}
+    for node in body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            line = getattr(node, "end_lineno", node.lineno)
+            text = comments.get(node.lineno) or comments.get(line)
+            if text:
+                out[node.target.id] = text
+    return out
+
+
+def _field_meanings(config_cls) -> dict[str, str]:
+    meanings: dict[str, str] = {}
+    for klass in config_cls.__mro__:
+        if klass is object:
+            continue
+        for source in (_docstring_meanings(klass), _comment_meanings(klass)):
+            for name, text in source.items():
+                meanings.setdefault(name, text)
+    return meanings
+
+
+def _accepts(kinds) -> str:
+    if not kinds:
+        return ""
+    return " or ".join("None" if k is None else str(k) for k in kinds)
+
+
+def config_options(config_cls) -> tuple[OptionDescription, ...]:
+    """The options of a plan's ``Config`` dataclass, in declaration order, with defaults, declared constraints and
+    meanings."""
+    if config_cls is None or not dataclasses.is_dataclass(config_cls):
+        return ()
+    constraints = getattr(config_cls, "constraints", {}) or {}
+    meanings = _field_meanings(config_cls)
+    out = []
+    for f in dataclasses.fields(config_cls):
+        doc = f.metadata.get("doc") if f.metadata else None
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = None
+        meaning = doc or meanings.get(f.name) or SHARED_OPTION_DOCS.get(f.name, "")
+        out.append(OptionDescription(f.name, default, _accepts(constraints.get(f.name)), meaning))
+    return tuple(out)
+
+
+def run_options(plan_cls) -> tuple[OptionDescription, ...]:
+    """The run loop's options with this plan's defaults of ``max_iter`` and ``tol``."""
+    signature = inspect.signature(_run).parameters
+    defaults = {"max_iter": getattr(plan_cls, "default_max_iter", None), "tol": getattr(plan_cls, "default_tol", None)}
+    out = []
+    for name in RUN_OPTIONS:
+        if name in defaults:
+            default = defaults[name]
+        elif name in signature and signature[name].default is not inspect.Parameter.empty:
+            default = signature[name].default
+        else:
+            default = None
+        meaning = RUN_OPTION_DOCS.get(name, "run option of marginkit.engine.runloop.run")
+        out.append(OptionDescription(name, default, _accepts(RUN_CONSTRAINTS.get(name)), meaning, kind="run"))
+    return tuple(out)
+
+
+def _summary(cls) -> str:
+    """The first paragraph of the class docstring, as one line of plain text."""
+    first = (inspect.getdoc(cls) or "").split("\n\n")[0]
+    text = " ".join(first.split()).replace("``", "")
+    return text[:-2] + "." if text.endswith("::") else text
+
+
+# finding the cards -------------------------------------------------------------------------------------------
+def _form_of(problem) -> str | None:
+    if problem is None:
+        return None
+    if isinstance(problem, Problem):
+        return problem.form
+    if isinstance(problem, type) and issubclass(problem, Problem):
+        return problem.form
+    if isinstance(problem, str):
+        for form, cls in FORMS.items():
+            if problem in (form, cls.__name__):
+                return form
+        raise ProblemError(f"problem must be a marginkit problem, a problem class or a form name "
+                           f"({', '.join(sorted(FORMS))}); got {problem!r}")
+    raise ProblemError(f"problem must be a marginkit problem, a problem class or a form name; "
+                       f"got {type(problem).__name__}")
+
+
+def _reachable(form: str) -> list[tuple[str, tuple[str, ...]]]:
+    """``(form, path)`` for ``form`` and every form reachable from it through the reduction table."""
+    out, frontier, seen = [(form, ())], [(form, ())], {form}
+    while frontier:
+        nxt = []
+        for source, path in frontier:
+            for r in REDUCTIONS:
+                if r.source == source and r.target not in seen:
+                    seen.add(r.target)
+                    item = (r.target, path + (r.target,))
+                    out.append(item)
+                    nxt.append(item)
+        frontier = nxt
+    return out
+
+
+def _cards_for(method: str, form: str | None) -> list[tuple[MethodCard, tuple[str, ...]]]:
+    if form is None:
+        return [(c, ()) for c in METHODS if c.name == method]
+    found = []
+    for target, path in _reachable(form):
+        for c in METHODS:
+            if c.name == method and c.form == target and not (path and c.is_reference):
+                found.append((c, ((form,) + path) if path else ()))
+        if found:
+            break
+    return found
+
+
+def _describe_card(card: MethodCard, via: tuple[str, ...]) -> MethodDescription:
+    requires = tuple(reason for _, reason in card.requires)
+    if card.is_reference:   # its class imports CVXPY: described from the card and the reference's signature
+        opts = tuple(OptionDescription(n, d, a, m, kind="solver") for n, d, a, m in _REFERENCE_OPTIONS)
+        return MethodDescription(card.name, card.form, card.target, "The certified CVXPY reference of the problem.",
+                                 card.paper, card.algorithm, card.converges_to, card.rate, card.tolerance,
+                                 requires, via, opts, ())
+    cls = card.load()
+    return MethodDescription(card.name, card.form, card.target, _summary(cls), card.paper, card.algorithm,
+                             card.converges_to, card.rate, card.tolerance, requires, via,
+                             config_options(getattr(cls, "Config", None)), run_options(cls))
+
+
+def describe(method: str, problem: Problem | type | str | None = None) -> MethodDescription | MethodDescriptions:
+    """The options of ``method``: their defaults, accepted values and meanings, with the method's paper,
+    algorithm and proven rate (from its registry card) and the run options every first-order method shares.
+
+    ``problem`` (a problem, a problem class or a form name such as ``"SoftMarginSVM"``) picks the form when the
+    name exists on several (``"fista"``, ``"diagonal"``, ``"cvxpy"``, ...); without it, every form's description
+    is returned (a :class:`MethodDescriptions`). With a problem instance the method must apply to it (the reason
+    is given otherwise). ``print(describe("fista", "SoftMarginSVM"))`` shows the text; ``marginkit list --method
+    fista`` prints the same.
+
+    Example::
+
+        >>> import marginkit as mk
+        >>> d = mk.describe("dual-accelerated")
+        >>> d.defaults["theta"], d.defaults["max_iter"]
+        (1.0, 1000)
+    """
+    if not isinstance(method, str):
+        raise ProblemError(f"method must be a method name (a string); got {method!r}")
+    form = _form_of(problem)
+    if isinstance(problem, Problem):
+        from .engine.graph import resolve   # the graph imports networkx: only when a problem instance is given
+        card, chain = resolve(problem, method)
+        via = tuple([problem.form] + [red.target for red, _ in chain]) if len(chain) else ()
+        return _describe_card(card, via)
+    found = _cards_for(method, form)
+    if not found:
+        names = sorted({c.name for c in METHODS})
+        where = f" on {form}" if form else ""
+        raise ProblemError(f"method {method!r} does not exist{where}; methods: {', '.join(names)}")
+    if len(found) == 1:
+        return _describe_card(*found[0])
+    return MethodDescriptions(_describe_card(c, via) for c, via in found)

@@ -1,0 +1,183 @@
+"""Regularisation paths: the soft-margin problem along a grid of ``C``, each point warm-started from its neighbour.
+
+``marginkit.path(SoftMarginSVM(X, y), C=grid, method=None, **options) -> list[Result]`` (CONTRACT: Regularisation
+paths). The grid is solved in increasing order of ``C`` and the results come back in the order of ``grid``. Each
+point is an ordinary solve of ``SoftMarginSVM(X, y, C=c, ...)`` (same data, bias, kernel and sample weights), so its
+status is what the method's own certificate proves at ``tol`` (CONTRACT: Statuses); ``result.info["C"]`` is its
+``C``.
+
+**The warm start.** The dual of the soft-margin problem is ``max 1ᵀa − ½||Σ a_i y_i x_i||²`` over ``0 <= a_i <= C_i``
+(and ``yᵀa = 0`` with a bias), ``C_i = C·s_i``. Going up the grid, the previous multipliers ``a`` are feasible as they
+are (the box grows, ``yᵀa = 0`` holds). The coordinate methods (:data:`RESCALED`) start instead from ``a·C/C_prev``,
+also in the new box and on ``yᵀa = 0``: the multipliers at their bound (the margin errors, most of them at small
+``C``) stay at their bound, as they do along the exact path while the set of margin errors does not change, and the
+coordinate sweeps then only move the free ones. Measured on standardised breast cancer (569 x 30, tol 1e-6, seed 0):
+``dual-cd-bias`` over 20 values of C in [1e-3, 1e2] needs 34,272 epochs rescaled against 41,629 unscaled; ``fista``
+over [1e-3, 1] 41,432 iterations rescaled against 32,538 unscaled, so FISTA keeps the previous result as is. The
+offset ``b`` is kept as the initial multiplier of ``yᵀa = 0`` (``dual-cd-bias``); ``w`` is rescaled with ``a`` (``w =
+Σ a_i y_i x_i``). The CVXPY reference (``method="cvxpy"``) solves every point from scratch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .core.result import Result
+from .core.validation import ProblemError
+from .engine.graph import methods
+from .formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
+
+#: the methods whose warm start along the path is ``a·C/C_prev`` (see the module docstring); the others start from the
+#: previous result as it is
+RESCALED = frozenset({"dual-cd", "dual-cd-bias"})
+
+#: the fast certified methods tried first for each problem (the estimator's default, ``method=None``), in order; a
+#: method the problem does not list (a kernel, an offset, sample weights it does not handle) is skipped, then the
+#: CVXPY reference is the fallback
+PREFERRED = {
+    ("SoftMarginSVM", True): ("dual-cd-bias", "fista"),
+    ("SoftMarginSVM", False): ("dual-cd", "fista"),
+    # dykstra-accelerated certifies 1e-4 in about half the iterations of dual-accelerated (measured on random and
+    # digits 0-vs-1 data); it has no kernel form, dual-accelerated has. With an offset only the slow 'homotopic' is
+    # left besides CVXPY.
+    ("MaxMargin", False): ("dykstra-accelerated", "dual-accelerated"),
+    ("MaxMargin", True): (),
+    ("PerturbedSVMDual", True): ("fista",),
+}
+
+
+def default_method(problem) -> str:
+    """The method ``method=None`` means for ``problem``: the first of :data:`PREFERRED` that
+    ``marginkit.methods(problem)`` lists, else ``"cvxpy"`` (listed for every problem of the estimator)."""
+    listed = methods(problem)
+    for name in PREFERRED.get((problem.form, bool(getattr(problem, "bias", True))), ()):
+        if name in listed:
+            return name
+    return "cvxpy" if "cvxpy" in listed or not listed else listed[0]
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """What a plan reads from a warm start (``w``, ``b``, ``dual``), here rescaled from the previous point."""
+
+    w: Any
+    b: float
+    dual: dict
+
+
+def rescaled(result: Result, ratio: float) -> WarmStart | None:
+    """The warm start for ``C = ratio·C_prev`` from the result at ``C_prev`` (see the module docstring), or None when
+    the result holds no usable point."""
+    dual = result.dual if isinstance(result.dual, dict) else {}
+    a = dual.get("a")
+    if a is not None:
+        a = np.asarray(a, dtype=float) * ratio
+        if not np.all(np.isfinite(a)):
+            a = None
+    w = None if result.w is None else np.asarray(result.w, dtype=float) * ratio
+    if w is not None and not np.all(np.isfinite(w)):
+        w = None
+    if a is None and w is None:
+        return None
+    b = float(result.b) if result.b is not None and np.isfinite(result.b) else 0.0
+    return WarmStart(w=w, b=b, dual={"a": a} if a is not None else None)
+
+
+def check_grid(C) -> np.ndarray:
+    """``C`` as a new 1-D float array of finite positive values; ``ProblemError`` naming ``C`` otherwise."""
+    if C is None or isinstance(C, (str, bytes, dict)):
+        raise ProblemError(f"C must be a 1-D array of positive values (the grid of the path); got {C!r:.60}")
+    try:
+        grid = np.array(C, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ProblemError(f"C must be a 1-D array of positive numbers (the grid of the path); {exc}") from None
+    if grid.ndim != 1:
+        raise ProblemError(f"C must be a 1-D array (the grid of the path); got shape {grid.shape}")
+    if grid.size == 0:
+        raise ProblemError("C must hold at least one value (the grid of the path is empty)")
+    if not np.all(np.isfinite(grid)):
+        raise ProblemError("C contains NaN or inf; every value of the grid must be finite and positive")
+    if np.any(grid <= 0):
+        raise ProblemError(f"C must be positive; the grid holds {float(grid.min()):g}")
+    return grid
+
+
+def _at(problem: SoftMarginSVM, C: float) -> SoftMarginSVM:
+    """The same problem with another ``C`` (the user's labels, so that results keep ``classes_``)."""
+    y = problem.y if problem.classes_ is None else np.asarray(problem.classes_)[(problem.y > 0).astype(int)]
+    return SoftMarginSVM(problem.X, y, C=C, bias=problem.bias, kernel=problem.kernel, gamma=problem.gamma,
+                         sample_weight=problem.sample_weight)
+
+
+def path(problem, C, method: str | None = None, **options: Any) -> list[Result]:
+    """Solve the soft-margin ``problem`` at every ``C`` of the grid, warm-starting each point from the previous one.
+
+    Parameters
+    ----------
+    problem : SoftMarginSVM
+        The data, offset, kernel and sample weights of the path; its own ``C`` is not used.
+    C : array-like of shape (k,)
+        The grid: finite positive values in any order (solved increasing, returned in the given order).
+    method : str, optional
+        Any name in ``marginkit.methods(problem)``; None: the estimator's default (``dual-cd-bias`` with an offset
+        when listed, else ``fista``; ``dual-cd`` without one; the CVXPY reference when none of them applies).
+    **options
+        The method's options and run options (``max_iter``, ``tol``, ...) for every point; a ``warm_start`` starts the
+        smallest ``C``.
+
+    Returns
+    -------
+    list of Result
+        ``results[j]`` is the solution at ``C[j]`` (also in ``results[j].info["C"]``), each with the status its own
+        certificate proves.
+
+    Examples
+    --------
+    >>> import numpy as np, marginkit as mk
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((80, 3)); y = np.where(X[:, 0] + 0.5 * rng.standard_normal(80) > 0, 1, -1)
+    >>> results = mk.path(mk.SoftMarginSVM(X, y), C=np.logspace(-2, 1, 5), tol=1e-6, max_iter=20000, seed=0)
+    >>> [r.status for r in results]
+    ['optimal', 'optimal', 'optimal', 'optimal', 'optimal']
+
+    A grid search of scikit-learn's kind over ``C`` with the path (one warm-started path per fold instead of one cold
+    fit per ``C`` and fold, as ``GridSearchCV(MarginClassifier(), {"C": grid})`` does)::
+
+        from sklearn.model_selection import StratifiedKFold
+        scores = np.zeros(len(grid))
+        for train, test in StratifiedKFold(5).split(X, y):
+            for j, res in enumerate(mk.path(mk.SoftMarginSVM(X[train], y[train]), C=grid)):
+                scores[j] += np.mean(res.predict(X[test]) == y[test]) / 5
+        best_C = grid[int(np.argmax(scores))]
+        clf = mk.MarginClassifier(C=best_C).fit(X, y)
+    """
+    if not isinstance(problem, SoftMarginSVM):
+        kind = type(problem).__name__
+        hint = (" (the hard margin has no C)" if isinstance(problem, MaxMargin) else
+                " (its penalty is gamma)" if isinstance(problem, PerturbedSVMDual) else "")
+        raise ProblemError(f"problem must be a SoftMarginSVM (the path runs over its C); got {kind}{hint}")
+    grid = check_grid(C)
+    if method is None:
+        method = default_method(problem)
+    if not isinstance(method, str):
+        raise ProblemError(f"method must be None or a method name of methods(problem): {methods(problem)}; "
+                           f"got {method!r}")
+    options = dict(options)
+    warm = method != "cvxpy"          # the reference takes CVXPY's own warm_start flag, passed as given
+    start = options.pop("warm_start", None) if warm else None
+    order = np.argsort(grid, kind="stable")
+    out: list[Result | None] = [None] * grid.size
+    previous, previous_C = None, None
+    for j in order:
+        c = float(grid[j])
+        if warm and previous is not None:
+            start = rescaled(previous, c / previous_C) if method in RESCALED and previous_C != c else previous
+        opts = {**options, "warm_start": start} if warm and start is not None else options
+        res = _at(problem, c).solve(method, **opts)
+        res.info["C"] = c
+        out[j] = res
+        if res.w is not None or res.dual_coef is not None:
+            previous, previous_C = res, c
+    return out
