@@ -30,7 +30,7 @@ from typing import Any
 
 from .core.validation import ProblemError
 from .engine.registry import METHODS, REDUCTIONS, MethodCard
-from .engine.runloop import RUN_CONSTRAINTS, RUN_OPTIONS, run as _run
+from .engine.runloop import RUN_CONSTRAINTS, RUN_OPTIONS, run as _run, set_doc_hook
 from .formulations import FORMS, Problem
 
 __all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOCS", "SHARED_OPTION_DOCS"]
@@ -357,3 +357,16 @@ def describe(method: str, problem: Problem | type | str | None = None) -> Method
     if len(found) == 1:
         return _describe_card(*found[0])
     return MethodDescriptions(_describe_card(c, via) for c, via in found)
+
+
+def plan_doc(cls) -> str:
+    """``cls.__doc__`` with the plan's options (defaults, accepted values, meanings) and run options appended, so
+    that ``help(PlanClass)`` shows what :func:`describe` shows."""
+    lines = ["", "", "Options (generated from ``Config``; see ``marginkit.describe``)",
+             "-------------------------------------------------------------"]
+    lines += _option_lines(config_options(cls.__dict__.get("Config")), 100) or ["  (none)"]
+    lines += ["", "Run options", "-----------"] + _option_lines(run_options(cls), 100)
+    return (inspect.cleandoc(cls.__doc__ or "")) + "\n".join(lines) + "\n"
+
+
+set_doc_hook(plan_doc)

@@ -199,3 +199,20 @@ def test_documentation_site_builds_with_warnings_as_errors(tmp_path):
     for nb in (ROOT / "tutorials").glob("*.ipynb"):
         assert (site / "tutorials" / nb.stem / "index.html").is_file()
     assert "MarginClassifier" in (site / "api" / "index.html").read_text()
+
+
+def test_help_on_a_plan_class_lists_its_options_from_the_config():
+    """``help(PlanClass)`` shows what ``describe`` shows: every Config field with its default, and the run options."""
+    import dataclasses
+    import pydoc
+
+    from marginkit.engine.registry import METHODS
+    for card in METHODS:
+        if card.is_reference:
+            continue
+        cls = card.load()
+        text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+        assert "Options (generated from ``Config``" in text, card.name
+        for f in dataclasses.fields(cls.Config):
+            assert f"  {f.name} = " in cls.__doc__, (card.name, f.name)
+        assert "  max_iter = " in cls.__doc__ and "  tol = " in cls.__doc__
