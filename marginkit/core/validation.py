@@ -238,3 +238,125 @@ def check_kernel(kernel, gamma, X):
             raise ProblemError("gamma is only used with kernel='rbf'; pass parameters inside the callable")
         return kernel, None
     raise ProblemError(f"kernel must be None, 'linear', 'rbf' or a callable; got {kernel!r}")
+
+
+# arrays of another library: kept where they live (issue 13) ------------------------------------------------------
+def check_foreign_matrix(X, name: str = "X"):
+    """Validate an array-API array of another library (torch, CuPy, ``array-api-strict``) or a row-chunked
+    ``dask.array`` WITHOUT bringing it to the host: shape and dtype from its metadata, finiteness by one reduction
+    on its device (dask: one pass over the chunks). Integer or boolean data become float64 where they live; a
+    floating array is kept as it is (not copied: do not modify it in place while a problem uses it)."""
+    from .backend import is_dask
+    if is_dask(X):
+        return _check_dask_matrix(X, name)
+    try:
+        import array_api_compat as aac
+    except ImportError:   # pragma: no cover - array-api-compat is a dependency
+        raise ProblemError(f"{name} is a {type(X).__name__}; install array-api-compat or convert with np.asarray({name})")
+    try:
+        xp = aac.array_namespace(X)
+    except TypeError:
+        raise ProblemError(f"{name} is a {type(X).__module__}.{type(X).__name__}, which is neither NumPy/SciPy nor an "
+                           f"array-API array: convert it with np.asarray({name})") from None
+    if len(X.shape) != 2:
+        raise ProblemError(f"{name} must be 2-D with shape (n, d); got shape {tuple(X.shape)}")
+    if X.shape[0] == 0:
+        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
+    if X.shape[1] == 0:
+        raise ProblemError(f"{name} has no columns (d == 0)")
+    if xp.isdtype(X.dtype, "complex floating"):
+        raise ProblemError(f"{name} must be real; got complex values")
+    if not xp.isdtype(X.dtype, "real floating"):
+        if not xp.isdtype(X.dtype, ("integral", "bool")):
+            raise ProblemError(f"{name} must be numeric; got dtype {X.dtype}")
+        X = xp.astype(X, xp.float64)
+    if not bool(xp.all(xp.isfinite(X))):
+        raise ProblemError(f"{name} contains NaN or inf")
+    return X
+
+
+def _check_dask_matrix(X, name: str):
+    import dask.array as da
+    if X.ndim != 2:
+        raise ProblemError(f"{name} must be 2-D with shape (n, d); got a {X.ndim}-D dask array")
+    if any(np.isnan(c) for c in X.chunks[0]) or any(np.isnan(c) for c in X.chunks[1]):
+        raise ProblemError(f"{name} is a dask array with unknown chunk sizes: call {name}.compute_chunk_sizes() "
+                           "first (or, from a dask dataframe, .to_dask_array(lengths=True))")
+    if len(X.chunks[1]) > 1:
+        raise ProblemError(f"{name} is chunked along its columns ({len(X.chunks[1])} column chunks); the plans need "
+                           f"whole rows in each chunk: {name} = {name}.rechunk({{1: -1}})")
+    if X.shape[0] == 0:
+        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
+    if X.shape[1] == 0:
+        raise ProblemError(f"{name} has no columns (d == 0)")
+    kind = np.dtype(X.dtype).kind
+    if kind == "c":
+        raise ProblemError(f"{name} must be real; got complex values")
+    if kind not in "biuf":
+        raise ProblemError(f"{name} must be numeric; got dtype {X.dtype}")
+    if kind != "f":
+        X = X.astype(np.float64)
+    if sp.issparse(getattr(X, "_meta", None)):
+        ok = X.map_blocks(lambda b: np.array([[bool(np.all(np.isfinite(b.data)))]]), chunks=(1, 1),
+                          dtype=bool).all()
+    else:
+        ok = da.isfinite(X).all()
+    if not bool(ok.compute()):
+        raise ProblemError(f"{name} contains NaN or inf")
+    return X
+
+
+def check_foreign_labels(y, X, name: str = "y"):
+    """Binary labels for foreign data ``X``: ``(y in {-1,+1} where X lives, classes_ on the host)``. For an
+    array-API ``X``, ``y`` must be of the same library and device; for a dask ``X``, ``y`` may be a NumPy array or a
+    dask array (it is chunked like ``X``'s rows)."""
+    from .backend import is_dask
+    if y is None:
+        raise ProblemError(f"{name} is required; got None")
+    n = X.shape[0]
+    if is_dask(X):
+        import dask.array as da
+        if is_dask(y):
+            if y.ndim != 1 or y.shape[0] != n:
+                raise ProblemError(f"{name} must be 1-D with {n} entries like X's rows; got shape {y.shape}")
+            if any(np.isnan(c) for c in y.chunks[0]):
+                raise ProblemError(f"{name} is a dask array with unknown chunk sizes: call "
+                                   f"{name}.compute_chunk_sizes() first")
+            yh = y.compute()   # n labels (not X): checked and mapped on the host, then chunked like X's rows
+        else:
+            yh = y
+        ypm, classes = check_labels(yh, n, name)
+        return da.from_array(np.array(ypm), chunks=(X.chunks[0],)).persist(), classes
+    import array_api_compat as aac
+    xp = aac.array_namespace(X)
+    try:
+        yxp = aac.array_namespace(y)
+    except TypeError:
+        yxp = None
+    if yxp is not xp or isinstance(y, np.ndarray) != isinstance(X, np.ndarray):
+        raise ProblemError(f"{name} is a {type(y).__module__}.{type(y).__name__} but X is a "
+                           f"{type(X).__module__}.{type(X).__name__}: move {name} to X's library and device "
+                           f"(for example xp.asarray({name}, device=X.device))")
+    if aac.device(y) != aac.device(X):
+        raise ProblemError(f"{name} is on device {aac.device(y)} but X is on {aac.device(X)}: move {name} to X's device")
+    if len(y.shape) != 1:
+        raise ProblemError(f"{name} must be 1-D with shape (n,); got shape {tuple(y.shape)}")
+    if y.shape[0] != n:
+        raise ProblemError(f"{name} has {y.shape[0]} entries but X has {n} rows")
+    if xp.isdtype(y.dtype, "complex floating"):
+        raise ProblemError(f"{name} must hold real labels; got complex values")
+    if xp.isdtype(y.dtype, "real floating") and not bool(xp.all(xp.isfinite(y))):
+        raise ProblemError(f"{name} contains NaN or inf")
+    values = xp.unique_values(y)
+    nclass = int(values.shape[0])
+    if nclass < 2:
+        raise ProblemError(f"{name} has a single class; two classes are required")
+    if nclass > 2:
+        raise ProblemError(f"{name} has {nclass} classes; exactly two are required")
+    from .backend import ArrayAPIBackend
+    classes = np.asarray(ArrayAPIBackend(values).host(values))
+    ypm = xp.astype(y == values[1], X.dtype) * 2 - 1
+    if set(classes.tolist()) == {-1, 1}:
+        classes = np.array([-1, 1], dtype=classes.dtype)
+    classes.setflags(write=False)
+    return ypm, classes

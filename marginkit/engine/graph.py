@@ -50,6 +50,9 @@ def _walk(problem: Problem, max_depth: int = 3) -> Iterator[Chain]:
     start = Chain(problem, problem)
     frontier, seen = [start], {problem.form}
     yield start
+    backend = getattr(problem, "backend", None)
+    if backend is not None and not backend.on_host:
+        return   # the reductions build NumPy problems: data of another library is solved in its own form only
     for _ in range(max_depth):
         nxt = []
         for chain in frontier:
@@ -104,6 +107,11 @@ def resolve(problem: Problem, method: str) -> tuple[MethodCard, Chain]:
         reasons.append(why)
     if reasons:
         raise ProblemError(f"method {method!r} cannot solve {problem!r}: {'; '.join(reasons)}")
+    backend = getattr(problem, "backend", None)
+    if backend is not None and not backend.on_host and any(c.name == method for c in METHODS):
+        raise ProblemError(f"method {method!r} runs on NumPy/SciPy data only (it solves {type(problem).__name__} "
+                           f"through a reduction); X is {backend.describe()}: convert it with np.asarray(X), or use "
+                           f"one of {', '.join(methods(problem))}")
     raise ProblemError(f"method {method!r} does not apply to {type(problem).__name__}; "
                        f"available: {', '.join(methods(problem))}")
 

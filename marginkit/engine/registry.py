@@ -49,6 +49,9 @@ class MethodCard:
     rate_law: tuple = ()
     requires: tuple = ()
     tags: tuple = field(default=())
+    # where the method computes (core/backend.py): "numpy" (NumPy/SciPy), "array-api" (torch, CuPy,
+    # array-api-strict: vectors stay on X's device), "dask" (a row-chunked dask.array: n-vectors stay on the workers)
+    arrays: tuple = ("numpy",)
 
     @property
     def is_reference(self) -> bool:
@@ -56,6 +59,13 @@ class MethodCard:
 
     def supports(self, problem) -> tuple[bool, str]:
         """``(True, "")`` or ``(False, reason)`` for the first requirement ``problem`` does not meet."""
+        backend = getattr(problem, "backend", None)
+        if backend is not None and backend.kind not in self.arrays:
+            where = {"numpy": "NumPy/SciPy", "array-api": "array-API (torch, CuPy, array-api-strict)",
+                     "dask": "dask"}
+            return False, (f"{self.name!r} runs on {', '.join(where[a] for a in self.arrays)} data only so far; X is "
+                           f"{backend.describe()}: convert it (np.asarray(X), or X.compute() for dask) or use a "
+                           f"method listed by marginkit.methods(problem)")
         for check, reason in self.requires:
             if not CHECKS[check](problem):
                 return False, reason
@@ -96,6 +106,11 @@ LP_AT_MOST_2 = (("p_at_most_2", "RB's dual coordinate methods need ψ = ½||·||
                                 "for 1 < p <= 2 only: for p > 2 it has zero curvature on the axes (along e_2 at e_1), "
                                 "ψ* is not smooth and the steps 1/L_i of RB Lemma 1 do not exist; use 'cvxpy'"),)
 
+# the CVXPY reference runs on a NumPy copy of data that live elsewhere, and says so (Result.info["host_copy"])
+HOST_COPY = ("numpy", "array-api", "dask")
+# the batch plans written against core/backend.py: vectors stay where X lives
+EVERYWHERE = ("numpy", "array-api", "dask")
+
 UNWEIGHTED = (("unweighted", "this method solves the problem with one C for every sample: no sample_weight "
                              "(use a method listed by methods(problem))"),)
 
@@ -106,7 +121,7 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 (eq. 1.1)',
                converges_to='max-margin direction ū',
                rate='margin gap Õ(1/t²) (Thm 3.1)', rate_law=('power', 2.0),
-               tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated')),
+               tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated'), arrays=EVERYWHERE),
     MethodCard('dual-accelerated-stochastic', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
                paper='Ji, Srebro & Telgarsky (2021)',
                algorithm='Algorithm 2',
@@ -156,7 +171,7 @@ METHODS: tuple[MethodCard, ...] = (
                # of accuracy (mnist-0-vs-1 would need ~1e16 steps; the toy sets agree within 3·10^4 with
                # λ0 = 2λ*, c = 16, tests/test_homotopic.py; crossval's note states the prediction)
                tolerance=0.02, budget=2000, requires=PRIMAL_W, tags=('hinge', 'subgradient')),
-    MethodCard('cvxpy', 'MaxMargin', 'marginkit.reference.margin:MaxMarginReference',
+    MethodCard('cvxpy', 'MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY,
                paper='CVXPY reference',
                algorithm='interior point (Clarabel/ECOS) or SCS',
                converges_to='certified optimum',
@@ -190,7 +205,7 @@ METHODS: tuple[MethodCard, ...] = (
                                        "(no kernel)"),
                          ("bias", "the multiplier step is for the offset: bias=True only (use 'dual-cd' without a bias)")),
                tags=('coordinate', 'svm')),
-    MethodCard('cvxpy', 'SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference',
+    MethodCard('cvxpy', 'SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference', arrays=HOST_COPY,
                paper='CVXPY reference',
                algorithm='interior point (Clarabel/ECOS) or SCS',
                converges_to='certified optimum',

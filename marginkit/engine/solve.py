@@ -44,13 +44,28 @@ def solve(problem: Problem, method: str = "cvxpy", **options: Any) -> Result:
     """Solve ``problem`` with ``method`` and return the :class:`~marginkit.Result` for the user's problem."""
     if method == "cvxpy":   # every option of the reference is the solver's (it checks them)
         card, chain = resolve(problem, method)
-        return card.load()(chain.reduced, **options).run()
+        host = _host(problem)
+        return _noted(card.load()(chain.reduced if host is problem else host, **options).run(), problem)
     return compile_method(problem, method, **options).run()
 
 
 def reference(problem: Problem, solver: str | None = None) -> Result:
     """The certified CVXPY solution of ``problem`` (its own form, never a reduced one)."""
-    return reference_card(problem.form).load()(problem, solver=solver).result()
+    return _noted(reference_card(problem.form).load()(_host(problem), solver=solver).result(), problem)
+
+
+def _host(problem):
+    """The problem on NumPy data: CVXPY runs on the host (a copy of data that live in another library)."""
+    to_host = getattr(problem, "to_host", None)
+    return problem if to_host is None else to_host()
+
+
+def _noted(res, problem):
+    backend = getattr(problem, "backend", None)
+    if backend is not None and not backend.on_host:
+        res.info["host_copy"] = (f"the CVXPY reference ran on a NumPy copy of X ({backend.describe()}); its w is a "
+                                 "NumPy array")
+    return res
 
 
 def constants(problem: Problem) -> dict[str, Any]:
@@ -61,7 +76,7 @@ def constants(problem: Problem) -> dict[str, Any]:
         cls = None
     if cls is None or not hasattr(cls, "constants"):
         raise ProblemError(f"constants() are not available for {type(problem).__name__}")
-    return cls.constants(problem)
+    return cls.constants(_host(problem))
 
 
 def _connect():

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.backend import NUMPY, backend_of, is_foreign
 from ..core.kernels import check_psd_gram, gram
 from ..core.linalg import row_norms
-from ..core.validation import check_kernel, check_labels, check_real_targets, check_samples, read_only
+from ..core.validation import (ProblemError, check_foreign_labels, check_foreign_matrix, check_kernel, check_labels,
+                               check_real_targets, check_samples, read_only)
 
 if TYPE_CHECKING:   # for the annotations only (``from __future__ import annotations``: never evaluated)
     from collections.abc import Callable, Sequence
@@ -154,6 +156,17 @@ class Problem:
 
 class _LabelledData(Problem):
     def _set_data(self, X, y, labels="binary"):
+        if is_foreign(X):   # torch, CuPy, array-api-strict or dask: kept where it lives (core/backend.py)
+            if labels != "binary":
+                raise ProblemError(f"X is a {type(X).__module__}.{type(X).__name__}: {type(self).__name__} with real "
+                                   "targets runs on NumPy/SciPy data only so far; convert with np.asarray(X)")
+            X = check_foreign_matrix(X, "X")
+            y, classes = check_foreign_labels(y, X, "y")
+            object.__setattr__(self, "backend", backend_of(X))
+            object.__setattr__(self, "X", X)
+            object.__setattr__(self, "y", y)
+            object.__setattr__(self, "classes_", classes)
+            return
         X = check_samples(X, "X")
         if labels == "binary":
             y, classes = check_labels(y, X.shape[0], "y")
@@ -162,6 +175,8 @@ class _LabelledData(Problem):
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "classes_", classes)
+
+    backend = NUMPY   # where X lives and how plans compute there (core/backend.py); set per problem for other libraries
 
     @property
     def n(self) -> int:
@@ -175,10 +190,33 @@ class _LabelledData(Problem):
     def sparse(self) -> bool:
         return sp.issparse(self.X)
 
+    def to_host(self) -> "_LabelledData":
+        """The same problem on NumPy copies of its data (itself when the data are NumPy/SciPy): what the CVXPY
+        reference solves when ``X`` lives in another library (``Result.info["host_copy"]`` says so)."""
+        bk = self.backend
+        if bk.on_host:
+            return self
+        if "host_problem" not in self._cache:
+            import inspect
+            names = [p for p in inspect.signature(type(self).__init__).parameters if p not in ("self", "X", "y")]
+            kwargs = {p: getattr(self, p) for p in names}
+            labels = np.where(bk.host(self.y) > 0, self.classes_[1], self.classes_[0])
+            self._cache["host_problem"] = type(self)(bk.host(self.X), labels, **kwargs)
+        return self._cache["host_problem"]
+
     def row_norms(self) -> np.ndarray:
+        """``||x_i||`` for every row (cached), where ``X`` lives."""
         if "row_norms" not in self._cache:
-            self._cache["row_norms"] = read_only(row_norms(self.X))
+            bk = self.backend
+            self._cache["row_norms"] = (read_only(row_norms(self.X)) if bk.on_host
+                                        else bk.persist(bk.xp.sqrt(bk.row_sq_norms(self.X))))
         return self._cache["row_norms"]
+
+    def max_row_norm(self) -> float:
+        """``R = max_i ||x_i||`` as a Python float (one reduction where ``X`` lives)."""
+        if "max_row_norm" not in self._cache:
+            self._cache["max_row_norm"] = self.backend.float(self.backend.xp.max(self.row_norms()))
+        return self._cache["max_row_norm"]
 
     def gram(self) -> np.ndarray:
         """Kernel Gram matrix on the training data (cached)."""
@@ -187,21 +225,22 @@ class _LabelledData(Problem):
         return self._cache["gram"]
 
     def scores(self, w, b=0.0) -> np.ndarray:
-        return np.asarray(self.X @ w).ravel() + b
+        return self.backend.matvec(self.X, w) + b
 
     def margin_of(self, w, b=0.0) -> float:
         """Normalised geometric margin ``min_i y_i(x_i^T w + b) / ||w||`` (0 at ``w = 0``)."""
-        nw = float(np.linalg.norm(w))
+        bk = self.backend
+        nw = bk.norm(w)
         if nw == 0.0:
             return 0.0
-        return float(np.min(self.y * self.scores(w, b)) / nw)
+        return bk.float(bk.xp.min(self.y * self.scores(w, b))) / nw
 
     def train_scores(self, w=None, coef=None, b=0.0):
         """``(f(x_i) for the training rows, ||w||)`` for a linear ``w`` or kernel coefficients ``coef``."""
         if coef is not None:
             Kc = self.gram() @ coef
             return Kc + b, float(np.sqrt(max(coef @ Kc, 0.0)))
-        return self.scores(w, b), float(np.linalg.norm(w))
+        return self.scores(w, b), self.backend.norm(w)
 
     def result_fields(self, sol) -> dict:
         """A linear (or kernel) classifier's fields: ``w`` (or ``dual_coef``), ``b``, the normalised margin on the
@@ -210,13 +249,16 @@ class _LabelledData(Problem):
         if sol.w is None and coef is None:   # no usable point (a solver error): nothing to report but the status
             return {"classes_": self.classes_, "w": None, "b": np.nan, "dual_coef": None, "margin": np.nan,
                     "value": np.nan}
-        w, b = (None if coef is not None else np.asarray(sol.w, float)), float(sol.b)
+        bk = self.backend
+        w = None if coef is not None else (np.asarray(sol.w, float) if bk.on_host else sol.w)
+        b = float(sol.b)
         f, nw = self.train_scores(w=w, coef=coef, b=b)
         y = self.y if self.is_classification else None
         out = {"classes_": self.classes_, "b": b, "w": w, "dual_coef": coef}
         if coef is not None:
             out["_kernel_data"] = (self.X, self.kernel, self.gamma)
-        out["margin"] = float(np.min(y * f) / nw) if (y is not None and nw > 0) else (0.0 if y is not None else np.nan)
+        out["margin"] = (bk.float(bk.xp.min(y * f)) / nw if (y is not None and nw > 0)
+                         else (0.0 if y is not None else np.nan))
         self._value_fields(out, sol, f, nw)
         return out
 
@@ -225,6 +267,9 @@ class _LabelledData(Problem):
         out["value"] = self.objective(out["w"], out["b"])
 
     def _set_kernel(self, kernel, gamma):
+        if kernel not in (None, "linear") and not self.backend.on_host:
+            raise ProblemError(f"kernel={kernel!r} runs on NumPy/SciPy data only; X is {self.backend.describe()}: "
+                               "convert it with np.asarray(X) or use a linear problem")
         kernel, gamma = check_kernel(kernel, gamma, self.X)
         object.__setattr__(self, "kernel", kernel)
         object.__setattr__(self, "gamma", gamma)

@@ -33,13 +33,13 @@ class MaxMargin(_LabelledData):
         self._freeze()
 
     def objective(self, w, b=0.0) -> float:
-        return 0.5 * float(np.dot(w, w))
+        return 0.5 * self.backend.norm(w) ** 2
 
     def _value_fields(self, out, sol, f, nw):
         """The canonical scaling onto the constraint set ``min_i y_i f(x_i) = 1`` (the hard-margin solution), so
         ``value = ½||w||²`` compares with the reference; ``inf`` when the iterate does not separate."""
         if out["margin"] > 0:
-            s = 1.0 / float(np.min(self.y * f))
+            s = 1.0 / self.backend.float(self.backend.xp.min(self.y * f))
             out["w"] = None if out["w"] is None else out["w"] * s
             out["dual_coef"] = None if out["dual_coef"] is None else out["dual_coef"] * s
             out["b"] = out["b"] * s
@@ -63,6 +63,9 @@ class MinNormFeasibility(_LabelledData):
         if constraint not in ("margin", "interpolation"):
             raise ProblemError(f"constraint must be 'margin' or 'interpolation'; got {constraint!r}")
         self._set_data(X, y, labels="binary" if constraint == "margin" else "real")
+        if not self.backend.on_host:
+            raise ProblemError(f"MinNormFeasibility runs on NumPy/SciPy data only so far (its methods are coordinate "
+                               f"methods); X is {self.backend.describe()}: convert it with np.asarray(X)")
         p = check_positive(p, "p")
         if p <= 1:
             raise ProblemError(f"p must be > 1 (½||·||_p² is not strictly convex for p <= 1); got {p}")
@@ -127,12 +130,25 @@ class SoftMarginSVM(_LabelledData):
         return self._cache["box"]
 
     @property
+    def box_n(self):
+        """:attr:`box` where ``X`` lives (the backend's n-side; the NumPy array itself on the host)."""
+        if self.backend.on_host:
+            return self.box
+        if "box_n" not in self._cache:
+            self._cache["box_n"] = self.backend.asarray_n(self.box)
+        return self._cache["box_n"]
+
+    @property
     def weighted(self) -> bool:
         return self.sample_weight is not None
 
     def objective(self, w, b=0.0) -> float:
-        hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
-        return 0.5 * float(np.dot(w, w)) + float(self.box @ hinge)
+        bk = self.backend
+        if bk.on_host:
+            hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
+            return 0.5 * float(np.dot(w, w)) + float(self.box @ hinge)
+        hinge = bk.xp.clip(1.0 - self.y * self.scores(w, b), min=0.0)
+        return 0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(self.box_n * hinge))
 
     def _value_fields(self, out, sol, f, nw):
         coef = out["dual_coef"]

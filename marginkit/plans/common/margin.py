@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.backend import NUMPY
 from ...core.linalg import SignedData
 from ...core.validation import read_only
 from ...core.warmstart import parse_warm_start
@@ -103,22 +104,27 @@ class MarginPlan(IterationPlan):
     default_max_iter = 1000
     default_tol = 1e-4
     log_columns = ("margin", "margin_upper", "gap_bound")
+    bk = NUMPY   # the backend (setup sets the problem's; the kernel form runs on NumPy)
 
     def setup(self):
         form = self.form
-        R = float(form.row_norms().max())
+        self.bk = getattr(form, "backend", NUMPY)   # where X lives (core/backend.py); NumPy code runs unchanged
+        R = float(form.row_norms().max()) if self.bk.on_host else form.max_row_norm()
         self.R = R if R > 0.0 else 1.0
-        self.Z = SignedData(form.X, form.y, sign=-1.0, scale=self.R)
+        self.Z = SignedData(form.X, form.y, sign=-1.0, scale=self.R, backend=self.bk)
         self.n, self.d = form.X.shape
 
     def start_w(self, warm_start):
         w0 = parse_warm_start(warm_start, self.d)
+        if not self.bk.on_host:
+            return self.bk.zeros_d(self.d) if w0 is None else self.bk.asarray_d(w0)
         return np.zeros(self.d) if w0 is None else w0
 
     # certified quantities --------------------------------------------------------------------
     def margin(self, state) -> float:
-        nw = float(np.linalg.norm(state.w))
-        return 0.0 if nw == 0.0 else float(-self.R * np.max(state.s) / nw)
+        bk = self.bk
+        nw = bk.norm(state.w)
+        return 0.0 if nw == 0.0 else -self.R * bk.float(bk.xp.max(state.s)) / nw
 
     def bound_from_weights(self, v_norm: float, mass: float) -> float:
         """Upper bound ``R ||Zᵀa|| / ||a||_1`` for non-negative weights ``a`` (raw units)."""
@@ -126,12 +132,12 @@ class MarginPlan(IterationPlan):
 
     def measure(self, state) -> dict:
         m = self.margin(state)
-        return {"margin": m, "margin_upper": state.dual_bound, "gap_bound": state.dual_bound - m,
-                "norm_w": float(np.linalg.norm(state.w))}
+        ub = self.bk.float(state.dual_bound)
+        return {"margin": m, "margin_upper": ub, "gap_bound": ub - m, "norm_w": self.bk.norm(state.w)}
 
     def stop(self, state, budget):
         m = self.margin(state)
-        ub = state.dual_bound
+        ub = self.bk.float(state.dual_bound)
         if np.isfinite(ub) and ub > 0 and m > 0 and ub - m <= budget.tol * ub:
             return "optimal"
         if ub <= budget.tol * self.R and m <= 0:
@@ -142,7 +148,7 @@ class MarginPlan(IterationPlan):
         """``(q, ||Σ q_i y_i x_i||)`` when an exact hull point proves the data not separable (at rounding
         level: ``<= HULL_TOL·R·sqrt(n)``), else ``None``."""
         form = self.form
-        if getattr(form, "kernel", None) not in (None, "linear"):
+        if getattr(form, "kernel", None) not in (None, "linear") or not self.bk.on_host:
             return None
         bias = bool(getattr(form, "bias", False))
         cert = data_cached(form, "hull_proof", lambda: hull_certificate(form.X, form.y, bias))
@@ -163,23 +169,30 @@ class MarginPlan(IterationPlan):
                                                                                              proof[1]))
 
     def snapshot(self, state):
-        return state.w.copy()
+        """The iterate kept with a trace record: a NumPy copy (a host copy of a d-vector at record times only)."""
+        return state.w.copy() if self.bk.on_host else self.bk.host(state.w)
 
     def solution(self, state, status) -> Solution:
         m = self.margin(state)
-        rel = self.relative_gap(m, state.dual_bound)
-        cert = {"margin_lower": m, "margin_upper": state.dual_bound,
-                "gap_bound": state.dual_bound - m, "relative_gap_bound": rel, "relative_gap": rel}
+        ub = self.bk.float(state.dual_bound)
+        rel = self.relative_gap(m, ub)
+        cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m, "relative_gap_bound": rel,
+                "relative_gap": rel}
         self.add_hull_proof(cert, status)
-        return Solution(w=state.w.copy(), status=status, certificate=cert)
+        w = state.w.copy() if self.bk.on_host else self.bk.xd.asarray(state.w, copy=True)
+        return Solution(w=w, status=status, certificate=cert)
 
 
-def softmax(s: np.ndarray) -> np.ndarray:
-    """Stable ``softmax(s)`` (subtract the max; never exponentiate a stored q, JST pitfall 4)."""
-    e = np.exp(s - s.max())
-    return e / e.sum()
+def softmax(s, xp=np):
+    """Stable ``softmax(s)`` (subtract the max; never exponentiate a stored q, JST pitfall 4); ``xp`` the namespace."""
+    e = xp.exp(s - xp.max(s))
+    return e / xp.sum(e)
 
 
-def logsumexp(s: np.ndarray) -> float:
-    m = float(s.max())
-    return m + float(np.log(np.exp(s - m).sum()))
+def logsumexp(s, xp=np):
+    """``log Σ exp(s_i)``: a Python float on NumPy, a 0-d array of ``xp`` elsewhere (no synchronisation)."""
+    if xp is np:
+        m = float(s.max())
+        return m + float(np.log(np.exp(s - m).sum()))
+    m = xp.max(s)
+    return m + xp.log(xp.sum(xp.exp(s - m)))

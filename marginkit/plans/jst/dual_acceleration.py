@@ -78,7 +78,8 @@ class DualAccelerated(DualFormPlan):
         self.rho = float(self.n) if (self.loss == "logistic" and self.step_scale == "theory") else 1.0
 
     def dual_weights(self, s):
-        return softmax(s) if self.loss == "exp" else logistic_potential_grad(s)
+        xp = self.bk.xp
+        return softmax(s, xp) if self.loss == "exp" else logistic_potential_grad(s, xp)
 
     def init(self, rng, warm_start, budget):
         if self.kop is not None:
@@ -87,27 +88,33 @@ class DualAccelerated(DualFormPlan):
             return st
         w = self.start_w(warm_start)
         s = self.Z.matvec(w)
-        return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=np.zeros(self.d), q=self.dual_weights(s))
+        return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=self.bk.zeros_d(self.d), q=self.dual_weights(s))
 
-    def momentum_bound(self, t: int, v_norm: float, g_norm: float, q) -> float:
+    def momentum_bound(self, t: int, v_norm, g_norm, q):
         """``R||Zᵀq_t||/Σq_t`` and, for ``t >= 1``, Thm 3.1(2)'s ``2R||g_t||/t`` (``Zᵀμ_t = 2g_t/t``, ``μ_t`` in the
-        simplex; exp loss with ``θ = ρ = 1`` only)."""
-        bound = self.bound_from_weights(v_norm, float(q.sum()))
+        simplex; exp loss with ``θ = ρ = 1`` only). On an array-API device the norms and the bound stay 0-d arrays
+        (``Σq_t > 0``: softmax or logistic weights), so a step never waits for the device."""
+        bk = self.bk
+        if bk.kind == "array-api":
+            bound = self.R * v_norm / bk.lazy_sum(q)
+        else:
+            bound = self.bound_from_weights(v_norm, bk.lazy_sum(q))
         if t >= 1 and self.loss == "exp" and self.theta == 1.0:
-            bound = min(bound, 2.0 * self.R * g_norm / t)
+            bound = bk.minimum(bound, 2.0 * self.R * g_norm / t)
         return bound
 
     def step(self, st):
         if self.kop is not None:
             return self.kernel_step(st)
+        bk = self.bk
         t = st.t
         beta = t / (t + 1.0)
         v = self.Z.rmatvec(st.q)
         g = beta * (st.g + v)
         w = st.w - (self.theta / self.rho) * (g + v)
         s = self.Z.matvec(w)
-        bound = self.momentum_bound(t, float(np.linalg.norm(v)), float(np.linalg.norm(g)), st.q)
-        return MomentumState(t=t + 1, w=w, s=s, dual_bound=min(st.dual_bound, bound), g=g,
+        bound = self.momentum_bound(t, bk.lazy_norm(v), bk.lazy_norm(g), st.q)
+        return MomentumState(t=t + 1, w=w, s=s, dual_bound=bk.minimum(st.dual_bound, bound), g=g,
                              q=self.dual_weights(s))
 
     def kernel_step(self, st):
@@ -310,9 +317,18 @@ def _sigmoid(s):
     return out
 
 
-def logistic_potential_grad(s: np.ndarray) -> np.ndarray:
+def logistic_potential_grad(s, xp=np):
     """``∇ψ(ξ)_i = σ(ξ_i)/(1 − e^{−S})`` with ``S = Σ_j softplus(ξ_j)`` for the logistic potential
-    ``ψ = ℓ^{-1}(Σ ℓ(ξ_i))`` (A2.5), in the log domain: ``exp(log σ(ξ_i) − log(−expm1(−S)))``."""
+    ``ψ = ℓ^{-1}(Σ ℓ(ξ_i))`` (A2.5), in the log domain: ``exp(log σ(ξ_i) − log(−expm1(−S)))``. ``xp``: the namespace
+    of ``s`` (the same formulas with ``where`` in place of masks, and no synchronisation, off NumPy)."""
+    if xp is not np:
+        zero = xp.zeros_like(s)
+        log_sig = -xp.logaddexp(zero, -s)
+        log_softplus = xp.where(s >= -30, xp.log(xp.logaddexp(zero, s)), s)
+        log_S = logsumexp(log_softplus, xp)
+        S = xp.exp(log_S)
+        log_den = xp.where(S < 1e-12, log_S, xp.log(-xp.expm1(-S)))
+        return xp.exp(log_sig - log_den)
     log_sig = -np.logaddexp(0.0, -s)
     log_softplus = s.copy()  # log softplus(ξ) = ξ up to 1e-13 relative for ξ < −30
     big = s >= -30

@@ -1,0 +1,113 @@
+"""Problems on arrays of other libraries (issue 13): array-api-strict proves that no NumPy-only call slipped into a
+plan that declares ``arrays=("numpy", "array-api", ...)``; torch (CPU) where installed; dask arrays on the threaded
+scheduler (the cluster tests are in tests/test_dask_cluster.py). Same iterates as the NumPy run, to 1e-10."""
+import numpy as np
+import pytest
+
+import marginkit as mk
+from marginkit.datasets import sklearn_digits_pair
+
+xps = pytest.importorskip("array_api_strict")
+
+
+def _data(seed=0, n=150, d=8):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.sign(X @ rng.standard_normal(d))
+    return X, y
+
+
+def _libraries():
+    libs = [("array_api_strict", lambda a: xps.asarray(a))]
+    try:
+        import torch
+        libs.append(("torch", lambda a: torch.asarray(a)))
+    except ImportError:   # torch is optional: the strict namespace is the proof
+        pass
+    return libs
+
+
+LIBS = _libraries()
+
+
+@pytest.mark.parametrize("lib,conv", LIBS, ids=[name for name, _ in LIBS])
+@pytest.mark.parametrize("loss", ["exp", "logistic"])
+def test_dual_accelerated_same_iterates(lib, conv, loss):
+    X, y = _data()
+    ref = mk.MaxMargin(X, y).solve("dual-accelerated", max_iter=150, loss=loss, trace=5)
+    p = mk.MaxMargin(conv(X), conv(y))
+    assert p.backend.kind == "array-api" and p.backend.name == lib
+    res = p.solve("dual-accelerated", max_iter=150, loss=loss, trace=5)
+    assert type(res.w).__module__.split(".")[0] == lib           # w comes back in the user's namespace
+    w = p.backend.host(res.w)
+    np.testing.assert_allclose(w, ref.w, rtol=1e-10, atol=1e-12)
+    assert res.status == ref.status
+    assert abs(res.margin - ref.margin) <= 1e-10 * abs(ref.margin)
+    for key in ("margin_upper", "relative_gap"):
+        assert res.certificate[key] == pytest.approx(ref.certificate[key], rel=1e-10)
+    np.testing.assert_allclose(res.trace["margin"], ref.trace["margin"], rtol=1e-10, atol=1e-14)
+
+
+def test_real_data_digits_strict_certifies_like_numpy():
+    X, y = sklearn_digits_pair(0, 1)
+    ref = mk.MaxMargin(X, y).solve("dual-accelerated", max_iter=400, tol=1e-3)
+    res = mk.MaxMargin(xps.asarray(X), xps.asarray(y)).solve("dual-accelerated", max_iter=400, tol=1e-3)
+    np.testing.assert_array_equal(res.classes_, ref.classes_)
+    assert res.status == ref.status
+    assert res.certificate["relative_gap"] == pytest.approx(ref.certificate["relative_gap"], rel=1e-9)
+
+
+def test_only_supporting_methods_listed_and_reference_on_host():
+    X, y = _data()
+    p = mk.MaxMargin(xps.asarray(X), xps.asarray(y))
+    names = mk.methods(p)
+    assert "cvxpy" in names and "dual-accelerated" in names
+    assert "dykstra-accelerated" not in names
+    with pytest.raises(mk.ProblemError, match="runs on NumPy/SciPy"):
+        p.solve("dykstra-accelerated")
+    ref = p.reference()
+    assert ref.status == "optimal" and "host_copy" in ref.info
+    assert ref.margin == pytest.approx(mk.MaxMargin(X, y).reference().margin, rel=1e-9)
+
+
+def test_bad_inputs_name_the_argument():
+    X, y = _data()
+    with pytest.raises(mk.ProblemError, match="y is a numpy"):
+        mk.MaxMargin(xps.asarray(X), y)                       # mixed namespaces
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(mk.ProblemError, match="X contains NaN"):
+        mk.MaxMargin(xps.asarray(bad), xps.asarray(y))
+    with pytest.raises(mk.ProblemError, match="X must be 2-D"):
+        mk.MaxMargin(xps.asarray(X[:, 0]), xps.asarray(y))
+    with pytest.raises(mk.ProblemError, match="classes"):
+        mk.MaxMargin(xps.asarray(X), xps.asarray(np.arange(X.shape[0]) % 3))
+    with pytest.raises(mk.ProblemError, match="kernel"):
+        mk.MaxMargin(xps.asarray(X), xps.asarray(y), kernel="rbf")
+    Xi = xps.asarray(np.round(X * 10).astype(np.int64))       # integers become float64 where they live
+    p = mk.MaxMargin(Xi, xps.asarray(y))
+    assert p.X.dtype == xps.float64
+
+
+def test_user_arrays_untouched():
+    X, y = _data()
+    Xs, ys = xps.asarray(X), xps.asarray(y)
+    mk.MaxMargin(Xs, ys).solve("dual-accelerated", max_iter=20)
+    np.testing.assert_array_equal(np.from_dlpack(Xs), X)
+    np.testing.assert_array_equal(np.from_dlpack(ys), y)
+
+
+def test_dask_same_iterates_and_bad_chunks():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=400)
+    ref = mk.MaxMargin(X, y).solve("dual-accelerated", max_iter=60)
+    p = mk.MaxMargin(da.from_array(X, chunks=(100, -1)), y)
+    assert p.backend.kind == "dask"
+    res = p.solve("dual-accelerated", max_iter=60)
+    np.testing.assert_allclose(res.w, ref.w, rtol=1e-10, atol=1e-12)
+    assert res.certificate["relative_gap"] == pytest.approx(ref.certificate["relative_gap"], rel=1e-9)
+    with pytest.raises(mk.ProblemError, match="rechunk"):
+        mk.MaxMargin(da.from_array(X, chunks=(100, 4)), y)
+    Xd = da.from_array(X, chunks=(100, -1))
+    with pytest.raises(mk.ProblemError, match="compute_chunk_sizes"):
+        mk.MaxMargin(Xd[Xd[:, 0] > -100], y)
