@@ -111,3 +111,29 @@ def test_dask_same_iterates_and_bad_chunks():
     Xd = da.from_array(X, chunks=(100, -1))
     with pytest.raises(mk.ProblemError, match="compute_chunk_sizes"):
         mk.MaxMargin(Xd[Xd[:, 0] > -100], y)
+
+
+@pytest.mark.parametrize("lib,conv", LIBS, ids=[name for name, _ in LIBS])
+def test_result_to_numpy_predict_and_save_where_the_data_live(lib, conv, tmp_path):
+    X, y = _data()
+    labels = np.where(y > 0, 3, 7)
+    res = mk.MaxMargin(conv(X), conv(labels)).solve("dual-accelerated", max_iter=80)
+    host = res.to_numpy()
+    assert isinstance(host.w, np.ndarray) and type(res.w).__module__.split(".")[0] == lib
+    expected = mk.MaxMargin(X, labels).solve("dual-accelerated", max_iter=80).predict(X)
+    np.testing.assert_array_equal(res.predict(X), expected)                      # NumPy rows: NumPy labels
+    on_device = res.predict(conv(X))                                              # the library's rows: its labels
+    assert type(on_device).__module__.split(".")[0] == lib
+    np.testing.assert_array_equal(mk.core.backend.backend_of(conv(X)).host(on_device), expected)
+    loaded = mk.Result.load(res.save(tmp_path / "r.npz"))
+    np.testing.assert_allclose(loaded.w, host.w, rtol=0, atol=0)
+
+
+def test_dask_predict_stays_lazy():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=200)
+    Xd = da.from_array(X, chunks=(50, -1))
+    res = mk.MaxMargin(Xd, y).solve("dual-accelerated", max_iter=50)
+    pred = res.predict(Xd)
+    assert hasattr(pred, "compute")
+    np.testing.assert_array_equal(pred.compute(), res.predict(X))

@@ -11,10 +11,29 @@ import scipy.sparse as sp
 
 from .kernels import gram
 from .persist import pack, read_npz, unpack, write_npz
-from .validation import ProblemError, check_matrix
+from .backend import backend_of, is_foreign
+from .validation import ProblemError, check_foreign_matrix, check_matrix
 
 STATUSES = ("optimal", "optimal_inaccurate", "infeasible", "infeasible_inaccurate", "unbounded", "user_limit",
             "solver_error")
+
+
+def _host_copy(a):
+    """A NumPy copy of an array of any library (torch: ``.cpu()``, CuPy: ``.get()``, others through DLPack)."""
+    if a is None:
+        return None
+    if isinstance(a, np.ndarray):
+        return a.copy()
+    if hasattr(a, "detach"):
+        return a.detach().cpu().numpy().copy()
+    if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
+        return a.get()
+    if hasattr(a, "compute"):
+        return np.asarray(a.compute())
+    try:
+        return np.from_dlpack(a).copy()
+    except (TypeError, AttributeError, RuntimeError, BufferError):
+        return np.array(a)
 
 
 def geometric_margin(scores: np.ndarray, y: np.ndarray, norm_w: float) -> float:
@@ -241,18 +260,39 @@ class Result:
             return self._decision(X)
         if self.w is None and self._kernel_data is None:
             raise ProblemError(f"no classifier to evaluate: status {self.status}")
-        d = self._kernel_data[0].shape[1] if self._kernel_data is not None else np.shape(self.w)[0]
+        d = self._kernel_data[0].shape[1] if self._kernel_data is not None else int(self.w.shape[0])
+        if self._kernel_data is None and is_foreign(X):   # torch, CuPy, array-api-strict, dask: computed there
+            Xf = check_foreign_matrix(X, "X")
+            if Xf.shape[1] != d:
+                raise ProblemError(f"X has {Xf.shape[1]} columns but the classifier was fitted on {d}")
+            bk = backend_of(Xf)
+            w = self.w if (bk.kind == "dask" or not isinstance(self.w, np.ndarray)) else bk.asarray_d(self.w)
+            return bk.matvec(Xf, w) + self.b
         Xc = check_matrix(X, "X")
         if Xc.shape[1] != d:
             raise ProblemError(f"X has {Xc.shape[1]} columns but the classifier was fitted on {d}")
         if self._kernel_data is not None:
             Xtrain, kernel, gamma = self._kernel_data
             return gram(kernel, gamma, Xc, Xtrain) @ self.dual_coef + self.b
-        return np.asarray(Xc @ self.w).ravel() + self.b
+        return np.asarray(Xc @ _host_copy(self.w) if not isinstance(self.w, np.ndarray) else Xc @ self.w).ravel() + self.b
+
+    def to_numpy(self) -> "Result":
+        """A copy of this result whose arrays (``w``, ``dual_coef``) are NumPy host copies: a solve on torch, CuPy,
+        ``array-api-strict`` or dask data returns ``w`` where the data live (dask: already NumPy)."""
+        from dataclasses import replace
+        return replace(self, w=_host_copy(self.w), dual_coef=_host_copy(self.dual_coef))
 
     def predict(self, X) -> np.ndarray:
         f = self.decision_function(X)
         pos = f > 0
+        if not isinstance(f, np.ndarray):   # where X lives: dask stays lazy, an array-API device keeps its labels
+            bk = backend_of(f[:, None] if hasattr(f, "chunks") else f.reshape((-1, 1)) if hasattr(f, "reshape") else f)
+            c = np.array([-1.0, 1.0]) if self.classes_ is None else np.asarray(self.classes_)
+            if bk.kind == "dask":
+                return bk.xp.where(pos, c[1], c[0])
+            if c.dtype.kind in "biuf":
+                return bk.xp.where(pos, bk.asarray_d(c[1:]), bk.asarray_d(c[:1]))
+            pos = bk.host(pos)
         if self.classes_ is None:
             return np.where(pos, 1.0, -1.0)
         return np.where(pos, self.classes_[1], self.classes_[0])
@@ -264,7 +304,8 @@ class Result:
         if kept), ``classes_`` and a kernel expansion's training data -- except a callable kernel, which cannot be
         stored without pickle (its ``decision_function`` then raises after loading). Returns ``path``."""
         arrays: dict = {}
-        return write_npz(path, "marginkit.Result", self._pack(arrays), arrays)
+        res = self if isinstance(self.w, (np.ndarray, type(None))) else self.to_numpy()
+        return write_npz(path, "marginkit.Result", res._pack(arrays), arrays)
 
     @classmethod
     def load(cls, path) -> "Result":
