@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from marginkit.engine.graph import method_table
+from marginkit.engine.graph import arrays_table, method_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +36,7 @@ def replace(text, tag, body):
 
 readme = ROOT / "README.md"
 text = readme.read_text()
-new = replace(replace(text, "methods", method_table()), "bench-summary", bench_summary())
+new = replace(replace(replace(text, "methods", method_table()), "bench-summary", bench_summary()), "arrays",
+              arrays_table())
 readme.write_text(new)
 print("README", "updated" if new != text else "already current")

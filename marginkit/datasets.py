@@ -250,3 +250,142 @@ def svm_data_model(n: int = 600, d: int = 5, sigma1: float = 1.0, sigma2: float 
                    ball(n_noise, 0.5 * (sigma1 - sigma2) * e1, 0.5 * (sigma1 + sigma2) + rho)])
     y = np.concatenate([np.ones(j0), -np.ones(l0), rng.choice([-1.0, 1.0], size=n_noise)])
     return X, y, np.arange(j0), np.arange(j0, j0 + l0)
+
+
+# --- issue 13: a directory of shards opened lazily as row-chunked dask arrays ---------------------------------------
+
+SHARD_FORMATS = ("svmlight", "parquet")
+
+
+def open_shards(path_or_glob: str | os.PathLike, format: str = "svmlight", n_features: int | None = None,
+                label: str = "label", sparse: bool = False, zero_based: bool = False):
+    """``(X, y)`` as row-chunked dask arrays over a directory (or glob pattern) of shards, read lazily.
+
+    ``format="svmlight"``: one chunk per file, each read by ``sklearn.datasets.load_svmlight_file`` inside a dask task
+    (on the workers when a ``distributed`` client is active). The row counts and widths are found first by tasks that
+    scan the files (nothing is held on the driver), so the chunk sizes are known; ``n_features`` fixes the width
+    (default: the largest feature index of any shard); indices are 1-based as in LIBSVM unless ``zero_based=True`` (one
+    convention for every shard, never guessed per file). Chunks are dense NumPy blocks, or CSR matrices with
+    ``sparse=True``. ``format="parquet"``: one chunk per file too (its row count read from the file's footer, the
+    columns by ``pyarrow.parquet.read_table`` in a task; ``dask.dataframe.read_parquet`` may merge small files into one
+    partition), the column ``label`` as ``y`` and every other column (in file order) as ``X``; every file must have
+    the same columns. For a ``dask.dataframe`` you already have, ``df.to_dask_array(lengths=True)`` is the way.
+    A directory means every file in it (sorted; hidden files skipped; ``*.parquet`` for parquet).
+    Bad input (no files, unknown format, mixed widths, a missing label column, an index beyond ``n_features``) raises
+    :class:`ProblemError` naming the argument.
+    """
+    if format not in SHARD_FORMATS:
+        raise ProblemError(f"format must be one of {SHARD_FORMATS}; got {format!r}")
+    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
+                                   or n_features < 1):
+        raise ProblemError(f"n_features must be None or a positive int; got {n_features!r}")
+    files = _shard_files(path_or_glob, format)
+    if format == "parquet":
+        return _open_parquet(files, path_or_glob, label)
+    return _open_svmlight(files, n_features, sparse, bool(zero_based))
+
+
+def _shard_files(path_or_glob, format):
+    import glob
+    if not isinstance(path_or_glob, (str, os.PathLike)):
+        raise ProblemError(f"path_or_glob must be a directory or a glob pattern (str); got {path_or_glob!r}")
+    path = os.fspath(path_or_glob)
+    if os.path.isdir(path):
+        names = sorted(f for f in os.listdir(path) if not f.startswith(".")
+                       and (format != "parquet" or f.endswith(".parquet")))
+        files = [os.path.join(path, f) for f in names]
+    else:
+        files = sorted(glob.glob(path))
+    files = [f for f in files if os.path.isfile(f)]
+    if not files:
+        raise ProblemError(f"path_or_glob {path!r} matches no {format} files")
+    return files
+
+
+def _svmlight_extent(path, zero_based):
+    """``(rows, largest 1-based feature index)`` of an svmlight file, read in a task."""
+    from sklearn.datasets import load_svmlight_file
+    try:
+        X, _ = load_svmlight_file(path, dtype=np.float64, zero_based=zero_based)
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        return -1, str(exc)
+    return X.shape[0], X.shape[1]
+
+
+def _svmlight_block(path, n_features, sparse, zero_based):
+    """``(X block, y block)`` of one svmlight shard (a task; the file is parsed once for both)."""
+    from sklearn.datasets import load_svmlight_file
+    X, y = load_svmlight_file(path, n_features=n_features, dtype=np.float64, zero_based=zero_based)
+    return (sp.csr_matrix(X) if sparse else X.toarray()), np.asarray(y, dtype=np.float64)
+
+
+def _open_svmlight(files, n_features, sparse, zero_based):
+    import dask
+    import dask.array as da
+    extents = dask.compute(*[dask.delayed(_svmlight_extent)(f, zero_based) for f in files])
+    for f, (rows, width) in zip(files, extents):
+        if rows < 0:
+            raise ProblemError(f"path_or_glob: cannot read svmlight shard {f!r}: {width}")
+    widest = max(width for _, width in extents)
+    if n_features is None:
+        n_features = widest
+    elif widest > n_features:
+        bad = next(f for f, (_, width) in zip(files, extents) if width > n_features)
+        raise ProblemError(f"n_features={n_features} is smaller than the feature indices of shard {bad!r} "
+                           f"(up to {widest}); give n_features >= {widest} or None")
+    meta_x = sp.csr_matrix((0, n_features)) if sparse else np.empty((0, n_features))
+    xs, ys = [], []
+    for f, (rows, _) in zip(files, extents):
+        if rows == 0:
+            continue
+        xb, yb = dask.delayed(_svmlight_block, nout=2)(f, n_features, sparse, zero_based)
+        xs.append(da.from_delayed(xb, shape=(rows, n_features), dtype=np.float64, meta=meta_x))
+        ys.append(da.from_delayed(yb, shape=(rows,), dtype=np.float64, meta=np.empty(0)))
+    if not xs:
+        raise ProblemError(f"path_or_glob: the svmlight shards {files} hold no rows")
+    return da.concatenate(xs, axis=0), da.concatenate(ys)
+
+
+def _parquet_block(path, columns):
+    """Columns of one parquet shard as a float64 block (a task)."""
+    import pyarrow.parquet as pq
+    table = pq.read_table(path, columns=columns)
+    return np.column_stack([np.asarray(table.column(c).to_numpy(), dtype=np.float64) for c in columns])
+
+
+def _open_parquet(files, path_or_glob, label):
+    import pyarrow.parquet as pq
+    columns = None
+    for f in files:
+        try:
+            names = list(pq.read_schema(f).names)
+        except Exception as exc:   # noqa: BLE001 -- pyarrow raises several types for a file that is not parquet
+            raise ProblemError(f"path_or_glob: cannot read parquet shard {f!r}: {exc}") from None
+        names = [c for c in names if not c.startswith("__index_level_")]
+        if columns is None:
+            columns = names
+        elif names != columns:
+            raise ProblemError(f"path_or_glob {os.fspath(path_or_glob)!r}: the parquet shards have mixed widths or "
+                               f"columns ({f!r} has {names}, the first has {columns}); write every shard with the "
+                               f"same columns")
+    if label not in columns:
+        raise ProblemError(f"label {label!r} is not a column of the parquet shards (columns: {columns})")
+    features = [c for c in columns if c != label]
+    if not features:
+        raise ProblemError(f"the parquet shards have no feature column besides label {label!r}")
+    import dask
+    import dask.array as da
+    xs, ys = [], []
+    for f in files:
+        rows = pq.read_metadata(f).num_rows            # the footer only: chunk sizes known without reading data
+        if rows == 0:
+            continue
+        xs.append(da.from_delayed(dask.delayed(_parquet_block)(f, features), shape=(rows, len(features)),
+                                  dtype=np.float64, meta=np.empty((0, 0))))
+        ys.append(da.from_delayed(dask.delayed(_parquet_block)(f, [label]), shape=(rows, 1), dtype=np.float64,
+                                  meta=np.empty((0, 0)))[:, 0])
+    if not xs:
+        raise ProblemError(f"path_or_glob: the parquet shards {files} hold no rows")
+    X = da.concatenate(xs, axis=0)
+    y = da.concatenate(ys)
+    return X, y

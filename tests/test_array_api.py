@@ -137,3 +137,11 @@ def test_dask_predict_stays_lazy():
     pred = res.predict(Xd)
     assert hasattr(pred, "compute")
     np.testing.assert_array_equal(pred.compute(), res.predict(X))
+
+
+def test_readme_and_docs_show_where_each_method_runs():
+    from pathlib import Path
+
+    from marginkit.engine.graph import arrays_table
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert arrays_table() in readme, "run `python docs/update_readme.py`"

@@ -189,7 +189,12 @@ def _to_numpy(a):
 
 
 class DaskBackend(Backend):
-    """A row-chunked ``dask.array``: n-side dask (chunked like ``X``, persisted), d-side NumPy."""
+    """A row-chunked ``dask.array``: n-side dask (chunked like ``X``, persisted), d-side NumPy.
+
+    ``xp`` is ``array_api_compat.dask.array`` (dask with the array-API signatures, e.g. ``clip(x, min=...)``);
+    ``da`` is ``dask.array`` itself. Chunks may be dense NumPy or ``scipy.sparse`` matrices
+    (``X.map_blocks(sp.csr_matrix)``): the products are then taken block by block (``X_k @ w``, ``X_kᵀ q_k``, then a
+    sum of K d-vectors), never densified; dense chunks keep dask's own ``X @ w`` and ``X.T @ q``."""
 
     kind = "dask"
     name = "dask"
@@ -198,8 +203,14 @@ class DaskBackend(Backend):
 
     def __init__(self, X):
         import dask.array as da
-        self.da = self.xp = da
+        try:
+            import array_api_compat.dask.array as xp
+        except ImportError:   # pragma: no cover - array-api-compat is a dependency
+            xp = da
+        self.da = da
+        self.xp = xp
         self.row_chunks = X.chunks[0]
+        self.sparse = sp.issparse(getattr(X, "_meta", None))
 
     def float(self, a) -> float:
         if hasattr(a, "compute"):
@@ -221,7 +232,10 @@ class DaskBackend(Backend):
         return a.persist() if hasattr(a, "persist") else a
 
     def norm(self, v) -> float:
-        return float(np.linalg.norm(self.host(v))) if hasattr(v, "compute") else float(np.linalg.norm(v))
+        """``||v||`` as a float; an n-side (dask) ``v`` is reduced where it lives (one scalar to the driver)."""
+        if hasattr(v, "compute"):
+            return float(self.da.sqrt(self.da.sum(v * v)).compute())
+        return float(np.linalg.norm(v))
 
     lazy_norm = norm
 
@@ -231,21 +245,54 @@ class DaskBackend(Backend):
     def vdot(self, a, b):
         return self.da.sum(a * b) if hasattr(a, "compute") or hasattr(b, "compute") else a @ b
 
+    def _sparse(self, X) -> bool:
+        return sp.issparse(getattr(X, "_meta", None))
+
     def matvec(self, X, w):
-        return (X @ np.asarray(w)).persist()
+        w = np.asarray(w, dtype=np.float64)
+        if self._sparse(X):   # per-block products (dask's matmul does not take scipy.sparse chunks)
+            return X.map_blocks(_block_matvec, w, drop_axis=1, dtype=np.float64, meta=np.empty(0)).persist()
+        return (X @ w).persist()
 
     def rmatvec(self, X, q, XT=None):
+        if self._sparse(X):   # K d-vectors X_kᵀ q_k, summed: one (K, d) array reduced on the workers
+            if not hasattr(q, "chunks"):
+                q = self.da.from_array(np.asarray(q, dtype=np.float64), chunks=(X.chunks[0],))
+            elif q.chunks[0] != X.chunks[0]:
+                q = q.rechunk((X.chunks[0],))
+            parts = self.da.blockwise(_block_rmatvec, "ij", X, "ij", q, "i", dtype=np.float64,
+                                      adjust_chunks={"i": 1}, meta=np.empty((0, 0)))
+            return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64).ravel()
         return np.asarray((X.T @ q).compute()).ravel()
 
     def row(self, X, i: int):
-        r = X[i].compute()
-        return r.toarray().ravel() if sp.issparse(r) else np.asarray(r, dtype=float)
+        r = X[i:i + 1].compute()
+        return r.toarray().ravel() if sp.issparse(r) else np.asarray(r, dtype=float).ravel()
 
     def row_sq_norms(self, X):
+        if self._sparse(X):
+            return X.map_blocks(_block_sq_norms, drop_axis=1, dtype=np.float64, meta=np.empty(0)).persist()
         return (X * X).sum(axis=1).persist()
 
     def describe(self) -> str:
-        return f"dask ({len(self.row_chunks)} row chunks)"
+        kind = "sparse " if self.sparse else ""
+        return f"dask ({len(self.row_chunks)} {kind}row chunks)"
+
+
+# block functions of the dask backend (module level: they pickle by reference to a distributed worker)
+def _block_matvec(b, w):
+    return np.asarray(b @ w, dtype=np.float64).ravel()
+
+
+def _block_rmatvec(b, q):
+    return np.asarray(b.T @ q, dtype=np.float64).reshape(1, -1)
+
+
+def _block_sq_norms(b):
+    if sp.issparse(b):
+        return np.asarray(b.multiply(b).sum(axis=1), dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64)
+    return np.einsum("ij,ij->i", b, b)
 
 
 def is_dask(X) -> bool:

@@ -280,7 +280,9 @@ class Result:
         """A copy of this result whose arrays (``w``, ``dual_coef``) are NumPy host copies: a solve on torch, CuPy,
         ``array-api-strict`` or dask data returns ``w`` where the data live (dask: already NumPy)."""
         from dataclasses import replace
-        return replace(self, w=_host_copy(self.w), dual_coef=_host_copy(self.dual_coef))
+        dual = {k: (_host_copy(v) if hasattr(v, "shape") and not isinstance(v, np.generic) else v)
+                for k, v in (self.dual or {}).items()}
+        return replace(self, w=_host_copy(self.w), dual_coef=_host_copy(self.dual_coef), dual=dual)
 
     def predict(self, X) -> np.ndarray:
         f = self.decision_function(X)
@@ -304,7 +306,7 @@ class Result:
         if kept), ``classes_`` and a kernel expansion's training data -- except a callable kernel, which cannot be
         stored without pickle (its ``decision_function`` then raises after loading). Returns ``path``."""
         arrays: dict = {}
-        res = self if isinstance(self.w, (np.ndarray, type(None))) else self.to_numpy()
+        res = self.to_numpy()
         return write_npz(path, "marginkit.Result", res._pack(arrays), arrays)
 
     @classmethod

@@ -289,6 +289,11 @@ def _check_dask_matrix(X, name: str):
         raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
     if X.shape[1] == 0:
         raise ProblemError(f"{name} has no columns (d == 0)")
+    meta = getattr(X, "_meta", None)
+    if meta is not None and not (isinstance(meta, np.ndarray) or sp.issparse(meta)):
+        raise ProblemError(f"{name} is a dask array of {type(meta).__module__}.{type(meta).__name__} chunks; the plans "
+                           f"compute on NumPy or scipy.sparse chunks: {name} = {name}.map_blocks(np.asarray) (dense) "
+                           f"or {name}.map_blocks(scipy.sparse.csr_matrix)")
     kind = np.dtype(X.dtype).kind
     if kind == "c":
         raise ProblemError(f"{name} must be real; got complex values")

@@ -137,3 +137,17 @@ def method_table() -> str:
     edges = [f"- `{d['reduction'].source}` → `{d['reduction'].target}`: "
              f"{type(d['reduction']).__doc__.strip().splitlines()[0]}" for _, _, d in GRAPH.edges(data=True)]
     return "\n".join(rows + ([""] + ["Reductions:"] + edges if edges else []))
+
+
+def arrays_table() -> str:
+    """Markdown table of where each method computes (its card's ``arrays``): NumPy/SciPy, an array-API library
+    (torch, CuPy, array-api-strict: on the data's device) or a row-chunked dask array; for the README and the docs."""
+    names = {"numpy": "NumPy / SciPy", "array-api": "array API (torch, CuPy, …)", "dask": "dask"}
+    rows = ["| problem form | method | " + " | ".join(names.values()) + " |", "|---|---|" + "---|" * len(names)]
+    for card in sorted(METHODS, key=lambda c: (c.form, c.name != "cvxpy", c.name)):
+        cells = []
+        for kind in names:
+            ok = kind in card.arrays
+            cells.append(("host copy" if card.is_reference and kind != "numpy" else "yes") if ok else "–")
+        rows.append(f"| {card.form} | `{card.name}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

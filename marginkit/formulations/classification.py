@@ -147,7 +147,8 @@ class SoftMarginSVM(_LabelledData):
         if bk.on_host:
             hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
             return 0.5 * float(np.dot(w, w)) + float(self.box @ hinge)
-        hinge = bk.xp.clip(1.0 - self.y * self.scores(w, b), min=0.0)
+        h = 1.0 - self.y * self.scores(w, b)
+        hinge = bk.xp.where(h > 0, h, bk.xp.zeros_like(h))
         return 0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(self.box_n * hinge))
 
     def _value_fields(self, out, sol, f, nw):

@@ -34,7 +34,12 @@ class PerturbedSVMDual(_LabelledData):
         self._freeze()
 
     def dual_objective(self, z) -> float:
-        """``g(z)`` of (15) for ``z = (u, v)`` stacked in the order of the rows of X (``u`` on y=+1)."""
+        """``g(z)`` of (15) for ``z = (u, v)`` stacked in the order of the rows of X (``u`` on y=+1); ``z`` where X
+        lives when X is not on the host (computed there)."""
+        bk = self.backend
+        if not bk.on_host:
+            w = bk.rmatvec(self.X, self.y * z)
+            return -0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(z)) - 0.5 * self.mu * bk.float(bk.vdot(z, z))
         w = np.asarray(self.X.T @ (self.y * z)).ravel()
         return float(-0.5 * w @ w + z.sum() - 0.5 * self.mu * z @ z)
 
@@ -51,7 +56,7 @@ class PerturbedSVMDual(_LabelledData):
         out["value"] = self.dual_objective(a) if a is not None else np.nan
         if sol.w is None:
             return {**out, "w": None, "b": np.nan, "margin": np.nan}
-        w, b = np.asarray(sol.w, float), float(sol.b)
+        w, b = (np.asarray(sol.w, float) if self.backend.on_host else sol.w), float(sol.b)
         out.update(w=w, b=b, margin=self.margin_of(w, b))
         out["info"]["primal_value"] = self.primal().objective(w, b)
         return out
@@ -75,7 +80,7 @@ class PerturbedSVMPrimal(_LabelledData):
                  mu: float | None = None) -> None:
         if not isinstance(X, PerturbedSVMDual):
             X = PerturbedSVMDual(X, y, gamma=gamma, mu=mu)
-        for key in ("X", "y", "classes_", "gamma", "mu"):
+        for key in ("X", "y", "classes_", "gamma", "mu", "backend"):
             object.__setattr__(self, key, getattr(X, key))
         object.__setattr__(self, "_dual", X)
         self._freeze()
@@ -84,6 +89,13 @@ class PerturbedSVMPrimal(_LabelledData):
         return self._dual
 
     def objective(self, w, b=0.0) -> float:
+        bk = self.backend
+        if not bk.on_host:   # (20) where X lives: ψ of (19) with the namespace's functions
+            theta = self.y * (self.scores(w) + float(b))
+            r = bk.xp.maximum(1.0 - theta, bk.xp.zeros_like(theta))
+            knee = self.mu * self.gamma
+            psi = bk.xp.where(r <= knee, r * r / (2.0 * self.mu), self.gamma * r - 0.5 * knee * self.gamma)
+            return 0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(psi))
         w = np.asarray(w, float)
         return perturbed_primal_value(w, self.scores(w), self.y, self.gamma, self.mu, float(b))
 

@@ -12,6 +12,8 @@ a Huber-smoothed hinge (``μ = 0`` gives ``γ·max(0, 1 − θ)``, the soft-marg
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -70,6 +72,63 @@ def best_offset(scores, y, gamma: float, mu: float) -> float:
     return float(hi if slope < 0 else lo if slope > 0 else 0.5 * (lo + hi))
 
 
+def weighted_best_offset(scores, y, ub) -> float:
+    """``argmin_t Σ ub_i max(0, 1 − y_i(scores_i + t))`` (Algorithm OFFSET (2.9) with a weight per sample, μ = 0):
+    with breakpoints ``bp_i = y_i − scores_i`` the derivative is ``F'(t) = Σ_{bp_i < t} ub_i − Σ_{y_i = +1} ub_i``,
+    non-decreasing, so a minimiser is the first sorted breakpoint where the cumulative weight reaches the positive
+    class's weight (the midpoint of the next gap when it reaches it exactly: ``F`` is flat there)."""
+    bp = np.asarray(y, float) - np.asarray(scores, float)
+    order = np.argsort(bp, kind="stable")
+    bp, cw = bp[order], np.cumsum(np.asarray(ub, float)[order])
+    target = float(np.asarray(ub, float)[np.asarray(y) > 0].sum())
+    k = min(int(np.searchsorted(cw, target, side="left")), bp.size - 1)
+    if cw[k] == target and k + 1 < bp.size:
+        return float(0.5 * (bp[k] + bp[k + 1]))
+    return float(bp[k])
+
+
 def perturbed_primal_value(w, scores, y, gamma: float, mu: float, t: float) -> float:
     """``f(w, t)`` of (20) from ``scores = Xw``."""
     return 0.5 * float(np.dot(w, w)) + float(smoothed_hinge(y * (scores + t), gamma, mu).sum())
+
+
+# -- the same functions where the data live (issue 13): ``br`` is a projections.Bracket of the data's namespace ----------
+def smoothed_hinge_xp(theta, gamma, mu: float, br):
+    """:func:`smoothed_hinge` in the namespace of ``theta`` (``gamma`` a 0-d array or one per row)."""
+    xp = br.xp
+    r = xp.maximum(1.0 - theta, br.zero)
+    if mu == 0:
+        return gamma * r
+    return xp.where(r <= mu * gamma, r * r / (2.0 * mu), gamma * r - 0.5 * mu * gamma * gamma)
+
+
+def best_offset_xp(scores, y, gamma, mu: float, br, n_pos: int, weighted: bool):
+    """The offset of :func:`best_offset` (``mu = 0``, one ``γ``: the midpoint of the ``P``-th and ``(P+1)``-th
+    smallest ``y_i − scores_i``), of :func:`weighted_best_offset`
+    (``weighted``: the first breakpoint where the weight below reaches the positive class's weight, the midpoint to the
+    next one on an exact tie) and of the bisection on ``F'`` (``mu > 0``), as a 0-d array of the data's namespace
+    (bracket searches of :class:`~marginkit.operators.projections.Bracket`: no sort, no synchronisation)."""
+    xp, zero = br.xp, br.zero
+    one = zero + 1.0
+    if mu == 0:
+        bp = y - scores
+        inf = zero + math.inf
+        if not weighted:
+            s = br.order_statistic(bp, one, float(n_pos))
+            count = br.weight_below(bp, one)(xp.reshape(s, (1,)))[0]    # > P: s_P = s_{P+1} (a tie)
+            return xp.where(count > float(n_pos), s, 0.5 * (s + xp.min(xp.where(bp > s, bp, inf))))
+        target = xp.sum(xp.where(y > zero, gamma, zero))
+        s = br.order_statistic(bp, gamma, target)
+        reached = br.weight_below(bp, gamma)(xp.reshape(s, (1,)))[0]
+        nxt = xp.min(xp.where(bp > s, bp, inf))
+        return xp.where(xp.logical_and(reached == target, nxt < inf), 0.5 * (s + nxt), s)
+    bp_lo, bp_hi = y * (1.0 - mu * gamma) - scores, y - scores
+
+    def dF(pts):
+        th = y[:, None] * (scores[:, None] + pts[None, :])
+        g = gamma[:, None] if getattr(gamma, "ndim", 0) == 1 else gamma
+        grad = xp.minimum(xp.maximum((th - 1.0) / mu, -g + zero), zero)
+        return xp.sum(y[:, None] * grad, axis=0)
+    left = xp.minimum(xp.min(bp_lo), xp.min(bp_hi)) - 1.0
+    right = xp.maximum(xp.max(bp_lo), xp.max(bp_hi)) + 1.0
+    return br.interpolate(*br.search(dF, zero, left, right, strict=False), zero)

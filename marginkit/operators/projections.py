@@ -112,6 +112,31 @@ def _root_bisection(lo, target, gamma, max_halvings=200):
     return left + (target - h_left) * (right - left) / (h_right - h_left)
 
 
+def weighted_projection(z, y, ub, equality: bool):
+    """``(proj(z), τ)`` onto ``{0 <= a_i <= ub_i}`` intersected with ``{yᵀa = 0}`` when ``equality`` (per-sample bounds,
+    ``ub_i = C·s_i``; the knapsack (13)–(14) of the digest with a box per coordinate). The minimiser is
+    ``a_i(τ) = clip(z_i − y_i τ, 0, ub_i)``; with ``lo_i = z_i − ub_i`` (``y_i = +1``) or ``−z_i`` (``y_i = −1``),
+    ``yᵀa(τ) = Σ_{y=+1} ub_i − h(τ)``, ``h(τ) = Σ_i clip(τ − lo_i, 0, ub_i)`` continuous, piecewise linear and
+    non-decreasing, with slope +1 from ``lo_i`` and −1 from ``lo_i + ub_i``: the root is exact after one sort of
+    the ``2n`` breakpoints (O(n log n); a zero bound adds two cancelling breakpoints)."""
+    if not equality:
+        return np.clip(z, 0.0, ub), 0.0
+    pos = y > 0
+    lo = np.where(pos, z - ub, -z)
+    target = float(ub[pos].sum())
+    bp = np.concatenate([lo, lo + ub])
+    order = np.argsort(bp, kind="stable")
+    bp = bp[order]
+    slope = np.cumsum(np.concatenate([np.ones(lo.size), -np.ones(lo.size)])[order])
+    h = np.concatenate([[0.0], np.cumsum(slope[:-1] * np.diff(bp))])   # h at each breakpoint
+    k = min(int(np.searchsorted(h, target, side="left")), h.size - 1)   # first breakpoint with h >= target
+    if h[k] <= target or k == 0 or slope[k - 1] <= 0:
+        tau = float(bp[k])
+    else:   # h is linear with slope slope[k-1] > 0 on [bp[k-1], bp[k]]
+        tau = float(bp[k - 1] + (target - h[k - 1]) / slope[k - 1])
+    return np.clip(z - y * tau, 0.0, ub), tau
+
+
 _ROOTS = {"sort": _root_sort, "linear": _root_linear, "bisection": _root_bisection}
 PROJECTIONS = tuple(_ROOTS)
 WARM_MAX_STEPS = 12  # Newton steps from a warm start before falling back to the cold root finder
@@ -161,3 +186,86 @@ def project_svm_dual(z: np.ndarray, y: np.ndarray, gamma: float, equality: bool 
         _root_warm(lo, target, gamma, float(tau0), cold)
     a = np.clip(z - y * tau, 0.0, gamma)
     return (a, tau) if return_tau else a
+
+
+# -- the same knapsack where the data live (issue 13: torch, CuPy, array-api-strict, dask) ----------------------------
+# No sort and no host synchronisation: a bracket of the root is narrowed by evaluating the monotone function at
+# GRID_POINTS interior points at once (one n×GRID_POINTS reduction), GRID_PASSES times; every quantity is an array of
+# the namespace (0-d for the scalars), so a torch/CuPy run never waits for the device and a dask run builds one graph
+# per projection. 16^15 = 2^60: the final bracket is below the rounding level of its start, and inside it the
+# piecewise-linear ``h`` is affine unless two breakpoints are closer than that, so the interpolation is the exact root
+# up to rounding (the iterates agree with the NumPy finders to ~1e-15; the certificate is computed from the returned
+# point in any case, so the accuracy of the multiplier never decides a status).
+GRID_POINTS = 15
+GRID_PASSES = 15
+GRID_FRACTIONS = np.arange(1, GRID_POINTS + 1, dtype=float) / (GRID_POINTS + 1)
+
+
+class Bracket:
+    """Bracket searches on the namespace ``xp``; ``zero`` is a 0-d zero of the data's dtype and device, ``frac`` the
+    interior grid :data:`GRID_FRACTIONS` in the namespace (NumPy for dask: the 0-d dask scalars broadcast over it)."""
+
+    def __init__(self, xp, zero, frac):
+        self.xp, self.zero, self.frac = xp, zero, frac
+
+    def search(self, h, target, left, right, strict: bool = True):
+        """Narrow ``[left, right]`` around the crossing of a non-decreasing ``h`` (``h(points) -> values``,
+        vectorised over a 1-D array of points) with ``target``. Invariant: ``h(left) < target <= h(right)``
+        (``<=`` and ``>`` with ``strict=False``). Returns ``(left, right, h(left), h(right))`` as 0-d arrays."""
+        xp = self.xp
+        h_left, h_right = h(xp.reshape(left, (1,)))[0], h(xp.reshape(right, (1,)))[0]
+        for _ in range(GRID_PASSES):   # a root search of fixed length, not an iteration of a method
+            pts = left + (right - left) * self.frac
+            vals = h(pts)
+            below = vals < target if strict else vals <= target
+            above = xp.logical_not(below)
+            left, right = xp.max(xp.where(below, pts, left)), xp.min(xp.where(above, pts, right))
+            h_left, h_right = xp.max(xp.where(below, vals, h_left)), xp.min(xp.where(above, vals, h_right))
+        return left, right, h_left, h_right
+
+    def interpolate(self, left, right, h_left, h_right, target):
+        """The root of the affine interpolant of ``h`` on the final bracket (``left`` when ``h`` is flat there)."""
+        xp = self.xp
+        span = h_right - h_left
+        safe = xp.where(span > self.zero, span, self.zero + 1.0)
+        return xp.where(span > self.zero, left + (target - h_left) * (right - left) / safe, left)
+
+    def clip_sum(self, lo, ub):
+        """``τ -> Σ_i clip(τ − lo_i, 0, ub_i)`` over a 1-D array of ``τ`` (``ub`` a 0-d array or one bound per row)."""
+        xp, zero = self.xp, self.zero
+        ubc = ub[:, None] if ub.ndim == 1 else ub
+
+        def h(pts):
+            return xp.sum(xp.minimum(xp.maximum(pts[None, :] - lo[:, None], zero), ubc), axis=0)
+        return h
+
+    def weight_below(self, bp, weight):
+        """``t -> Σ_{bp_i <= t} weight_i`` over a 1-D array of ``t`` (``weight`` a 0-d array or one per row)."""
+        xp, zero = self.xp, self.zero
+        wc = weight[:, None] if weight.ndim == 1 else weight
+
+        def c(pts):
+            return xp.sum(xp.where(bp[:, None] <= pts[None, :], wc, zero), axis=0)
+        return c
+
+    def order_statistic(self, bp, weight, target):
+        """The smallest ``t`` with ``Σ_{bp_i <= t} weight_i >= target`` (a breakpoint, to the rounding level of the
+        spread of ``bp``): ``target = k`` with unit weights is the k-th smallest ``bp_i``."""
+        xp = self.xp
+        lo, hi = xp.min(bp), xp.max(bp)
+        left, right, _, _ = self.search(self.weight_below(bp, weight), target, lo - (hi - lo) - 1.0, hi)
+        return xp.min(xp.where(bp > left, bp, hi))     # snapped to the breakpoint itself (the first one past left)
+
+
+def project_box_knapsack(z, y, ub, target, equality: bool, br: Bracket):
+    """:func:`project_svm_dual` (per-sample bounds ``ub``: an n-vector, or a 0-d array for one γ) in the namespace of
+    ``z`` through :class:`Bracket`: ``a(τ) = clip(z − yτ, 0, ub)`` with ``h(τ) = Σ clip(τ − lo_i, 0, ub_i) = target``
+    (``target = Σ_{y=+1} ub_i``, see the module docstring). Returns ``(a, τ)`` (``τ`` a 0-d array; 0.0 for the box)."""
+    xp, zero = br.xp, br.zero
+    if not equality:
+        return xp.minimum(xp.maximum(z, zero), ub), 0.0
+    lo = xp.where(y > zero, z - ub, -z)
+    h = br.clip_sum(lo, ub)
+    left, right = xp.min(lo) - 1.0, xp.max(lo + ub) + 1.0       # h(left) = 0, h(right) = Σ ub_i >= target
+    tau = br.interpolate(*br.search(h, target, left, right), target)
+    return xp.minimum(xp.maximum(z - y * tau, zero), ub), tau

@@ -79,9 +79,12 @@ class MomentumRule:
     beta: float | None = None
     restart: str | None = None
     restart_min: int = 1
+    xp: object = None   # the namespace of a device (torch, CuPy, array-api-strict): θ, β and the restart test stay there
 
     def advance(self, m: Momentum, x_next: Point, y: Point, x: Point, value=None) -> tuple[Momentum, float]:
         """The momentum after the step ``y_k -> x_{k+1}`` from ``x_k``, and ``β_k``."""
+        if self.xp is not None:
+            return self._advance_on_device(m, x_next, y, x, value)
         if self.beta is None:
             theta, beta = fista_theta(m.theta)
         else:
@@ -98,6 +101,39 @@ class MomentumRule:
             if _inner(step, move) > 0:
                 theta, beta, since = 1.0, 0.0, 0
         return Momentum(theta, since, fx), beta
+
+    def _advance_on_device(self, m, x_next, y, x, value):
+        """:meth:`advance` with ``θ``, ``β``, the restart counter and ``f(x_k)`` as 0-d arrays of ``xp``: the restart
+        test is an ``xp.where``, so a step never waits for the device (the same arithmetic as on the host)."""
+        xp = self.xp
+        if self.beta is None:
+            theta = 0.5 * (1.0 + (1.0 + 4.0 * m.theta * m.theta) ** 0.5)
+            beta = (m.theta - 1.0) / theta
+        else:
+            theta, beta = 1.0, self.beta
+        since = m.since + 1
+        fx = math.inf
+        if self.restart == "function":
+            fx = value(x_next)
+            fire = fx > m.value
+        elif self.restart == "gradient":
+            inner = sum(xp.sum((a - b) * (b - c)) for a, b, c in zip(y.blocks, x_next.blocks, x.blocks))
+            fire = inner > 0.0
+        else:
+            return Momentum(theta, since, fx), beta
+        if not isinstance(since, (int, float)) or since >= self.restart_min:
+            if not isinstance(since, (int, float)):
+                fire = xp.logical_and(fire, since >= self.restart_min)
+            zero = _zero_like(x_next, xp)
+            theta = xp.where(fire, zero + 1.0, zero + theta)
+            beta = xp.where(fire, zero, zero + beta)
+            since = xp.where(fire, zero, zero + since)
+        return Momentum(theta, since, fx), beta
+
+
+def _zero_like(point: Point, xp):
+    """A 0-d zero of the iterate's dtype and device."""
+    return xp.zeros_like(xp.reshape(point.blocks[0], (-1,))[0])
 
 
 def fista_step(x: Point, y: Point, momentum: Momentum, *, descent: Callable, prox: Callable, L: float,

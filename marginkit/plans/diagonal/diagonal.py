@@ -41,6 +41,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...core.backend import NUMPY
 from ...core.linalg import SignedData, largest_eigenvalue, spectral_norm_sq
 from ...core.params import InstanceOf, Interval, IsCallable, Options
 from ...core.solution import Solution
@@ -48,6 +49,7 @@ from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ..common.margin import MarginPlan
+from . import arrays
 
 AP = "Apidopoulos, Poggio, Rosasco & Villa (2022)"
 SCHEDULE_CHECK_STEPS = 512  # a user schedule must be non-increasing on t = 0..511
@@ -189,12 +191,17 @@ class HingeDualOperator:
     ``s = Zw = −Qu`` (``s_i = y_i f(x_i)``). Linear: one product with ``Xᵀ`` and one with ``X``; kernel:
     one product with the Gram matrix, ``w`` is not formed (``None``). In both cases
     ``||w||² = uᵀQu = −u·s`` and ``norm_Q = ||Q||_op`` (kernel: ``λ_max(K)``, Lanczos beyond 200 rows,
-    rounded up so that the step ``1/||Q||_op`` stays admissible)."""
+    rounded up so that the step ``1/||Q||_op`` stays admissible). Other libraries (linear): where X lives, :mod:`.arrays`."""
 
     def __init__(self, form):
         self.y = form.y
         self.kernel = form.kernel is not None
-        if self.kernel:
+        bk = getattr(form, "backend", NUMPY)
+        if not bk.on_host:   # torch, CuPy, array-api-strict or dask (linear: kernels run on NumPy only)
+            self.Z = SignedData(form.X, form.y, sign=+1.0, backend=bk)
+            self.norm_Q = arrays.spectral_norm_sq_on(form.X, bk)
+            self.R = form.max_row_norm()
+        elif self.kernel:
             K = self.K = form.gram()
             self.norm_Q = largest_eigenvalue(K, K.shape[0], dense=lambda: K, exact_below=200, tol=1e-6,
                                              inflation=1e-5)
@@ -253,10 +260,12 @@ class HingeDualSteps:
             raise ProblemError(f"{self.method}: step must be <= 1/||Q||_op = {limit:.6g} (AP Lemma 5.3); "
                                f"got {step!r}")
         self.gamma = limit if step is None else float(step)
+        self.bk = getattr(self.form, "backend", NUMPY)   # where X lives; NumPy runs the code of this file unchanged
+        self.on_host = self.bk.on_host
 
     def start_u(self, warm_start, inv_lam0: float):
         """``u_0 = 0``, or a warm start: a previous result (its ``dual['u']``, or ``dual['a']`` of the
-        reference) or a vector ``u`` of length n; it is clipped to the first box ``[−1/λ(0), 0]^n``."""
+        reference) or a vector ``u`` of length n; clipped to the first box ``[−1/λ(0), 0]^n``, placed where X lives."""
         n = self.op.y.shape[0]
         dual = getattr(warm_start, "dual", None)
         if dual is None:
@@ -268,7 +277,28 @@ class HingeDualSteps:
             u = None if a is None else -a
         else:
             raise ProblemError("warm_start: this result carries no dual iterate u (run a dual method first)")
+        if not self.on_host:
+            return self.bk.zeros_n(n) if u is None else self.bk.asarray_n(np.clip(u, -inv_lam0, 0.0))
         return np.zeros(n) if u is None else np.clip(u, -inv_lam0, 0.0)
+
+    def dual_step(self, u, s, inv_lam):
+        """One forward–backward step (:func:`hinge_dual_step`) with the step ``gamma``, where ``u`` lives."""
+        if self.on_host:
+            return hinge_dual_step(u, s, self.gamma, inv_lam)
+        return arrays.dual_step(self.bk, u, s, self.gamma, inv_lam)
+
+    def finite(self, st) -> bool:   # the run loop's guard; on a device one scalar comes to the host
+        return super().finite(st) if self.on_host else arrays.finite(self.bk, st)
+
+    def snapshot(self, st):
+        return self.bk.host(st.w) if not self.on_host else None if st.w is None else st.w.copy()
+
+    def read_out(self, st) -> dict:
+        """``w``, the dual iterate and the kernel coefficients for :class:`Solution` (:func:`.arrays.read_out`)."""
+        if not self.on_host:
+            return arrays.read_out(self.bk, st)
+        return {"w": None if st.w is None else st.w.copy(), "dual": {"u": st.u.copy(), "a": -st.u},
+                "dual_coef": self.op.dual_coef(st.u) if st.w is None else None}
 
 
 # Algorithm 1 -----------------------------------------------------------------------------------------
@@ -328,37 +358,37 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
         return HingeDualState(t=0, u=u, s=s, w=w, dual_bound=self.certify(np.inf, u, s))
 
     def step(self, st):
-        u = hinge_dual_step(st.u, st.s, self.gamma, self.box_schedule.inv_lam(st.t))
+        u = self.dual_step(st.u, st.s, self.box_schedule.inv_lam(st.t))
         w, s = self.op.primal(u)
         return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s))
 
     # certificate and read-outs ---------------------------------------------------------------------------
-    @staticmethod
-    def certify(bound: float, u, s) -> float:
+    def certify(self, bound: float, u, s) -> float:
+        if not self.on_host:   # a 0-d array on an array-API device: no synchronisation
+            return arrays.certify(self.bk, bound, u, s)
         mass = -float(u.sum())
         return min(bound, math.sqrt(norm_sq(u, s)) / mass) if mass > 0 else bound
 
     def margin(self, st) -> float:
+        if not self.on_host:
+            return arrays.margin(self.bk, st.u, st.s)
         nw = math.sqrt(norm_sq(st.u, st.s))
         return 0.0 if nw == 0.0 else float(np.min(st.s)) / nw
 
     def measure(self, st) -> dict:
+        if not self.on_host:
+            return arrays.measure(self.bk, st)
         m, nsq = self.margin(st), norm_sq(st.u, st.s)
         return {"margin": m, "margin_upper": st.dual_bound, "gap_bound": st.dual_bound - m,
                 "norm_w": math.sqrt(nsq), "dual_potential": 0.5 * nsq + float(st.u.sum())}
 
-    def snapshot(self, st):
-        return None if st.w is None else st.w.copy()
-
     def solution(self, st, status) -> Solution:
-        m, ub = self.margin(st), st.dual_bound
+        m, ub = self.margin(st), self.bk.float(st.dual_bound)
         rel = self.relative_gap(m, ub)
         cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m,
                 "relative_gap_bound": rel, "relative_gap": rel}
         self.add_hull_proof(cert, status)
-        return Solution(w=None if st.w is None else st.w.copy(), status=status, certificate=cert,
-                        dual={"u": st.u.copy(), "a": -st.u},
-                        dual_coef=self.op.dual_coef(st.u) if st.w is None else None)
+        return Solution(status=status, certificate=cert, **self.read_out(st))
 
 
 # Algorithm 2 -----------------------------------------------------------------------------------------
@@ -400,7 +430,7 @@ class InertialDiagonalDescent(DiagonalDescent):
         beta = (st.t + 1.0) / (st.t + 1.0 + self.alpha)
         z = st.u + beta * (st.u - st.u_prev)
         sz = st.s + beta * (st.s - st.s_prev)
-        u = hinge_dual_step(z, sz, self.gamma, self.box_schedule.inv_lam(st.t))
+        u = self.dual_step(z, sz, self.box_schedule.inv_lam(st.t))
         w, s = self.op.primal(u)
         return HingeDualState(t=st.t + 1, u=u, s=s, w=w, dual_bound=self.certify(st.dual_bound, u, s),
                               u_prev=st.u, s_prev=st.s)
@@ -442,12 +472,14 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
         return HingeDualState(t=0, u=u, s=s, w=w)
 
     def step(self, st):
-        u = hinge_dual_step(st.u, st.s, self.gamma, self.C)
+        u = self.dual_step(st.u, st.s, self.C)
         w, s = self.op.primal(u)
         return HingeDualState(t=st.t + 1, u=u, s=s, w=w)
 
     def values(self, st):
         """``(primal P(w), dual 1ᵀa − ½||w||²)`` of the soft-margin problem at the iterate."""
+        if not self.on_host:
+            return arrays.svm_values(self.bk, st, self.C)
         half_nsq = 0.5 * norm_sq(st.u, st.s)
         primal = half_nsq + self.C * float(np.maximum(0.0, 1.0 - st.s).sum())
         return primal, -float(st.u.sum()) - half_nsq
@@ -460,13 +492,8 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
         primal, dual = self.values(st)
         return "optimal" if dual > 0 and primal - dual <= budget.tol * dual else None
 
-    def snapshot(self, st):
-        return None if st.w is None else st.w.copy()
-
     def solution(self, st, status) -> Solution:
         primal, dual = self.values(st)
         cert = {"primal": primal, "dual": dual, "duality_gap": primal - dual,
                 "relative_gap": relative_gap(primal, dual), "max_violation": 0.0}
-        return Solution(w=None if st.w is None else st.w.copy(), status=status, certificate=cert,
-                        dual={"u": st.u.copy(), "a": -st.u},
-                        dual_coef=self.op.dual_coef(st.u) if st.w is None else None)
+        return Solution(status=status, certificate=cert, **self.read_out(st))

@@ -55,6 +55,10 @@ Resolved in this file (each once):
 Certificate: every iterate is ``v = Zᵀa`` with ``a >= 0`` (the steps only add active rows and shrink), so
 :class:`MarginPlan`'s bound ``γ̄ <= ||Zᵀa||/Σa`` applies; with a bias the weights are balanced per class
 (``q_i = a_i/(2 A_±)``, ``γ̄ <= ||Σ q_i y_i x_i||``). A warm start ``w0`` is not of that form: no bound then.
+
+Data of another library (torch, CuPy, array-api-strict, dask; issue 13): the same steps where ``X`` lives
+(:mod:`.arrays`), ``lambda0="auto"`` included (its Frank–Wolfe steps run through the backend too); ``w`` comes back in
+the user's namespace.
 """
 from __future__ import annotations
 
@@ -70,6 +74,7 @@ from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ..common.margin import MarginPlan
+from . import arrays
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 ABOVE_ONE = Interval(float, 1, None, closed="neither")
@@ -205,18 +210,24 @@ class HomotopicSubgradient(MarginPlan):
     def setup(self):
         super().setup()   # MarginPlan: R (for the infeasibility test), n, d
         form = self.form
-        self.Z = SignedData(form.X, form.y, sign=+1.0)   # rows y_i x_i (MNW's convention), unscaled
+        bk = self.bk   # where X lives (MarginPlan.setup); NumPy runs the code of this file unchanged
+        self.on_host = bk.on_host
+        self.Z = SignedData(form.X, form.y, sign=+1.0, backend=bk)   # rows y_i x_i (MNW's convention), unscaled
         self.X, self.y, self.bias = form.X, form.y, bool(form.bias)
         self.pos = form.y > 0
         self.a, self.b, self.c = self.config.decays()
         self.sigma = 1.0 / self.n if self.hinge == "mean" else 1.0
         self.averaged = self.output == "average"   # read every step: an attribute, not a config lookup
-        self.H = self.sigma * float(form.row_norms().sum())
+        self.H = self.sigma * (float(form.row_norms().sum()) if self.on_host
+                               else bk.float(bk.xp.sum(form.row_norms())))
         self.L = 2.0 * self.H
+        if not self.on_host:
+            self.posf = bk.persist(arrays.as_float(bk, self.pos))
         # λ_0, η_0 and T_0 with their defaults filled in (the config fields keep what the user passed)
         self.margin_bound = np.nan
         if self.lambda0 == "auto":
-            self.margin_bound = margin_upper_bound(self.Z, self.X, self.y, self.bias)
+            self.margin_bound = (margin_upper_bound(self.Z, self.X, self.y, self.bias) if self.on_host else
+                                 arrays.margin_upper_bound(self.Z, bk, self.pos, self.bias, AUTO_STEPS))
             self.first_lambda = self.sigma * self.n * max(self.margin_bound, AUTO_FLOOR * self.R) ** 2
         else:
             self.first_lambda = float(self.lambda0)
@@ -243,12 +254,20 @@ class HomotopicSubgradient(MarginPlan):
     def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         b = float(getattr(warm_start, "b", 0.0) or 0.0) if self.bias else 0.0
+        if not self.on_host:
+            bk = self.bk
+            v = Point(w=w, s=self.Z.matvec(w), a=bk.zeros_n(self.n), b=b,
+                      w_pos=bk.zeros_d(self.d) if self.bias else None)
+            return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf,
+                                 certified=warm_start is None)
         v = Point(w=w, s=self.Z.matvec(w), a=np.zeros(self.n), b=b,
                   w_pos=np.zeros(self.d) if self.bias else None)
         return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf,
                              certified=warm_start is None)
 
     def step(self, st):
+        if not self.on_host:
+            return self.device_step(st)
         lam, eta, v = self.lam(st.k), self.eta(st.k), st.v
         acc, acc_value = self.accumulate(st, lam)
         act = (v.s + self.y * v.b < 1.0).astype(float)
@@ -268,9 +287,36 @@ class HomotopicSubgradient(MarginPlan):
         return HomotopyState(t=st.t + 1, k=k, j=j, v=new, start=start, acc=acc, acc_value=acc_value,
                              dual_bound=bound, certified=st.certified)
 
+    def device_step(self, st):
+        """:meth:`step` where ``X`` lives (the same operations; :mod:`.arrays`)."""
+        bk = self.bk
+        lam, eta, v = self.lam(st.k), self.eta(st.k), st.v
+        acc, acc_value = self.accumulate(st, lam)
+        act = arrays.as_float(bk, v.s + self.y * v.b < 1.0)
+        g, g_pos = arrays.active_sum(bk, self.X, self.Z, self.y, act, self.posf, self.bias)
+        shrink, push = 1.0 - eta * lam, eta * self.sigma
+        w = shrink * v.w + push * g
+        new = arrays.persist_point(bk, Point(
+            w=w, s=self.Z.matvec(w), a=shrink * v.a + push * act,
+            b=v.b + push * bk.lazy_sum(self.y * act) if self.bias else 0.0,
+            w_pos=None if g_pos is None else shrink * v.w_pos + push * g_pos))
+        j, k, start = st.j + 1, st.k, st.start
+        if j == self.stage_length(k):
+            start = self.output_point(acc, j)
+            new, acc, acc_value, j, k = start, None, np.inf, 0, k + 1
+        bound = math.inf
+        if st.certified:
+            bound = bk.minimum(st.dual_bound, self.bound(new))
+            if acc is not None:
+                bound = bk.minimum(bound, self.bound(acc))
+        return HomotopyState(t=st.t + 1, k=k, j=j, v=new, start=start, acc=acc, acc_value=acc_value,
+                             dual_bound=bound, certified=st.certified)
+
     def accumulate(self, st, lam):
         """Add ``v_j`` to the running sum, or keep it if it is the best so far (strictly smaller ``f_λ``)."""
         if self.averaged:
+            if not self.on_host:
+                return (st.v if st.acc is None else arrays.persist_point(self.bk, st.acc.plus(st.v))), np.inf
             return (st.v if st.acc is None else st.acc.plus(st.v)), np.inf
         value = self.stage_objective(st.v, lam)
         if value < st.acc_value:
@@ -286,6 +332,8 @@ class HomotopicSubgradient(MarginPlan):
         return G[:, 0] + G[:, 1], G[:, 0]
 
     def output_point(self, acc, j) -> Point:
+        if self.averaged and not self.on_host:
+            return arrays.persist_point(self.bk, acc.scaled(1.0 / j))
         return acc.scaled(1.0 / j) if self.averaged else acc
 
     def out(self, st) -> Point:
@@ -294,11 +342,15 @@ class HomotopicSubgradient(MarginPlan):
 
     def stage_objective(self, p: Point, lam: float) -> float:
         """``f_λ(w) = σ Σ hinge(y_i(x_iᵀw + b)) + (λ/2)||w||²`` (the offset is not regularised)."""
+        if not self.on_host:
+            return arrays.stage_objective(self.bk, p, self.y, self.sigma, lam)
         hinge = np.maximum(0.0, 1.0 - (p.s + self.y * p.b)).sum()
         return self.sigma * float(hinge) + 0.5 * lam * float(p.w @ p.w)
 
     # certificate ------------------------------------------------------------------------------------------
     def bound(self, p: Point) -> float:
+        if not self.on_host:   # a 0-d array on an array-API device (no synchronisation)
+            return arrays.bound(self.bk, p, self.pos, self.bias)
         if not self.bias:
             mass = float(p.a.sum())
             return math.sqrt(float(p.w @ p.w)) / mass if mass > 0 else np.inf
@@ -309,6 +361,8 @@ class HomotopicSubgradient(MarginPlan):
 
     def point_margin(self, p: Point) -> float:
         """Normalised margin of ``w`` (with a bias: of ``(w, b̂(w))``, ``½(min_+ s + min_− s)/||w||``)."""
+        if not self.on_host:
+            return arrays.point_margin(self.bk, p, self.pos, self.bias)
         nw = math.sqrt(float(p.w @ p.w))
         if nw == 0.0:
             return 0.0
@@ -318,6 +372,8 @@ class HomotopicSubgradient(MarginPlan):
 
     def posthoc_bias(self, p: Point) -> float:
         """§6.5: ``b̂ = −½(max_{y=−1} x_iᵀw + min_{y=+1} x_iᵀw)``, with ``x_iᵀw = y_i s_i``."""
+        if not self.on_host:
+            return arrays.posthoc_bias(self.bk, p, self.pos)
         return -0.5 * (float(-p.s[~self.pos].min()) + float(p.s[self.pos].min()))
 
     def margin(self, st) -> float:
@@ -326,23 +382,25 @@ class HomotopicSubgradient(MarginPlan):
 
     def measure(self, st) -> dict:
         p, lam = self.out(st), self.lam(st.k)
-        m = self.point_margin(p)
-        return {"margin": m, "margin_upper": st.dual_bound, "gap_bound": st.dual_bound - m,
-                "norm_w": float(np.linalg.norm(p.w)), "stage": st.k, "lam": lam,
+        m, ub = self.point_margin(p), self.bk.float(st.dual_bound)
+        return {"margin": m, "margin_upper": ub, "gap_bound": ub - m,
+                "norm_w": self.bk.norm(p.w), "stage": st.k, "lam": lam,
                 "stage_objective": self.stage_objective(p, lam)}
 
     def snapshot(self, st):
-        return self.out(st).w.copy()
+        return self.out(st).w.copy() if self.on_host else self.bk.host(self.out(st).w)
 
     def finite(self, st) -> bool:
         """The run loop's guard on what a step creates: the new iterate and the running sum or best iterate (the
         stage start is an earlier output, already checked); cheaper than scanning all fifteen arrays of the state."""
         points = (st.v,) if st.acc is None else (st.v, st.acc)   # a sum is NaN or inf iff an entry is (or overflows)
+        if not self.on_host:
+            return arrays.finite(self.bk, points)
         return all(math.isfinite(float(p.w.sum()) + float(p.s.sum()) + float(p.a.sum()) + p.b) for p in points)
 
     def solution(self, st, status) -> Solution:
         p = self.out(st)
-        m, ub = self.point_margin(p), st.dual_bound
+        m, ub = self.point_margin(p), self.bk.float(st.dual_bound)
         rel = self.relative_gap(m, ub)
         cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m,
                 "relative_gap_bound": rel, "relative_gap": rel,
@@ -350,5 +408,6 @@ class HomotopicSubgradient(MarginPlan):
                 "subgradient_evaluations": st.t}
         self.add_hull_proof(cert, status)
         b = self.posthoc_bias(p) if self.bias else 0.0
-        return Solution(w=p.w.copy(), b=b, status=status, certificate=cert,
-                        info={"learned_bias": p.b} if self.bias else {})
+        w = p.w.copy() if self.on_host else self.bk.xd.asarray(p.w, copy=True)
+        return Solution(w=w, b=b, status=status, certificate=cert,
+                        info={"learned_bias": self.bk.float(p.b)} if self.bias else {})

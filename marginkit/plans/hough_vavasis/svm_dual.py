@@ -8,6 +8,11 @@ Reference: ../shared/papers/fista-esp-and-svm.md §1.6–1.7, §2.6–2.9 and th
 * ``fista`` for :class:`~marginkit.SoftMarginSVM` (:class:`SoftMarginFista`): FISTA with function restart on the
   dual (12), the same knapsack projection onto Ω (13)–(14), a primal–dual gap stop.
 * ``PerturbedSVMPrimal`` (20) reaches :class:`PerturbedDualFista` through a reduction (its ``(w, t)`` are the same).
+* Both run where ``X`` lives (issue 13, ``core/backend.py``): on torch/CuPy/array-api-strict the n-vectors, ``θ``,
+  ``β``, the restart test and ``G_k`` stay on the device (the knapsack multiplier and the offset by the fixed-length
+  bracket searches of :class:`~marginkit.operators.projections.Bracket`), the host sees scalars only in ``stop``,
+  ``measure`` and ``solution`` (and ``p = |T|/n`` per step for the early stop, ``μ > 0``); on dask ``X`` stays
+  chunked and the multiplier and offset use the NumPy finders on host copies of the n-vector.
 
 The iteration itself is :func:`marginkit.plans.common.fista.fista_step` (the projection of
 :func:`~marginkit.operators.projections.project_svm_dual` injected as its ``prox``). Paper symbols: the FISTA momentum
@@ -20,15 +25,18 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse.linalg as spla
 
+from ...core.backend import NUMPY
 from ...core.linalg import largest_eigenvalue, spectral_norm_sq
 from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
-from ...operators.hinge import best_offset, smoothed_hinge
-from ...operators.projections import PROJECTIONS, project_svm_dual
+from ...operators.hinge import best_offset, best_offset_xp, smoothed_hinge, smoothed_hinge_xp, weighted_best_offset
+from ...operators.projections import (GRID_FRACTIONS, PROJECTIONS, Bracket, project_box_knapsack, project_svm_dual,
+                                      weighted_projection)
 from ..common.fista import RESTARTS, Momentum, MomentumRule, Point, constant_momentum, fista_step
 
 # the options both dual plans share, declared once
@@ -36,46 +44,6 @@ DUAL_CONSTRAINTS = {"stop": [Options("early", "tol")], "variant": [None, Options
                     "projection": [Options(*PROJECTIONS)], "restart": [None, Options(*RESTARTS)],
                     "delta_min": [Interval(float, 0, None)], "stale_max": [Interval(int, 1, None)],
                     "min_iter": [Interval(int, 0, None)]}
-
-
-def weighted_projection(z, y, ub, equality: bool):
-    """``(proj(z), τ)`` onto ``{0 <= a_i <= ub_i}`` intersected with ``{yᵀa = 0}`` when ``equality`` (per-sample bounds,
-    ``ub_i = C·s_i``; the knapsack (13)–(14) of the digest with a box per coordinate). The minimiser is
-    ``a_i(τ) = clip(z_i − y_i τ, 0, ub_i)``; with ``lo_i = z_i − ub_i`` (``y_i = +1``) or ``−z_i`` (``y_i = −1``),
-    ``yᵀa(τ) = Σ_{y=+1} ub_i − h(τ)``, ``h(τ) = Σ_i clip(τ − lo_i, 0, ub_i)`` continuous, piecewise linear and
-    non-decreasing, with slope +1 from ``lo_i`` and −1 from ``lo_i + ub_i``: the root is exact after one sort of
-    the ``2n`` breakpoints (O(n log n); a zero bound adds two cancelling breakpoints)."""
-    if not equality:
-        return np.clip(z, 0.0, ub), 0.0
-    pos = y > 0
-    lo = np.where(pos, z - ub, -z)
-    target = float(ub[pos].sum())
-    bp = np.concatenate([lo, lo + ub])
-    order = np.argsort(bp, kind="stable")
-    bp = bp[order]
-    slope = np.cumsum(np.concatenate([np.ones(lo.size), -np.ones(lo.size)])[order])
-    h = np.concatenate([[0.0], np.cumsum(slope[:-1] * np.diff(bp))])   # h at each breakpoint
-    k = min(int(np.searchsorted(h, target, side="left")), h.size - 1)   # first breakpoint with h >= target
-    if h[k] <= target or k == 0 or slope[k - 1] <= 0:
-        tau = float(bp[k])
-    else:   # h is linear with slope slope[k-1] > 0 on [bp[k-1], bp[k]]
-        tau = float(bp[k - 1] + (target - h[k - 1]) / slope[k - 1])
-    return np.clip(z - y * tau, 0.0, ub), tau
-
-
-def weighted_best_offset(scores, y, ub) -> float:
-    """``argmin_t Σ ub_i max(0, 1 − y_i(scores_i + t))`` (Algorithm OFFSET (2.9) with a weight per sample, μ = 0):
-    with breakpoints ``bp_i = y_i − scores_i`` the derivative is ``F'(t) = Σ_{bp_i < t} ub_i − Σ_{y_i = +1} ub_i``,
-    non-decreasing, so a minimiser is the first sorted breakpoint where the cumulative weight reaches the positive
-    class's weight (the midpoint of the next gap when it reaches it exactly: ``F`` is flat there)."""
-    bp = np.asarray(y, float) - np.asarray(scores, float)
-    order = np.argsort(bp, kind="stable")
-    bp, cw = bp[order], np.cumsum(np.asarray(ub, float)[order])
-    target = float(np.asarray(ub, float)[np.asarray(y) > 0].sum())
-    k = min(int(np.searchsorted(cw, target, side="left")), bp.size - 1)
-    if cw[k] == target and k + 1 < bp.size:
-        return float(0.5 * (bp[k] + bp[k + 1]))
-    return float(bp[k])
 
 
 @dataclass
@@ -146,6 +114,9 @@ class SVMDualFista(IterationPlan):
         """``(μ of the problem, for the certificate; μ of the dual the iteration maximises)``."""
         raise NotImplementedError
 
+    bk = NUMPY       # where X lives (core/backend.py); setup sets the problem's
+    dev = False      # X is not on the host: vectors and the scalars of a step stay where X lives
+
     def setup(self):
         form = self.form
         self.y = form.y
@@ -156,10 +127,17 @@ class SVMDualFista(IterationPlan):
         self.box = np.asarray(form.box, float) if weighted else float(form.C) if form.form == "SoftMarginSVM" \
             else float(form.gamma)
         self.box_max = float(np.max(self.box))
+        self.bk = bk = getattr(form, "backend", NUMPY)
+        self.dev = not bk.on_host
+        if self.dev:
+            self.setup_where_the_data_live(form, weighted)
         self.equality = bool(getattr(form, "bias", True))
         self.mu_problem, self.mu_dual = self.mus()
         self.momentum_variant = self.variant or ("v-fista" if self.mu_dual > 0 else "fista")
-        if self.kernel is None:
+        if self.dev:
+            self.X = form.X
+            H2 = self.spectral_norm_sq_where_the_data_live()
+        elif self.kernel is None:
             self.X = form.X
             H2 = spectral_norm_sq(form.X)
         else:
@@ -169,13 +147,46 @@ class SVMDualFista(IterationPlan):
         L = self.mu_dual + max(H2, 0.0)
         self.L = L if L != 0.0 else 1.0
         self.kappa = self.L / self.mu_dual if self.mu_dual > 0 else np.inf
-        beta = constant_momentum(self.kappa) if self.momentum_variant == "v-fista" else None
-        self.rule = MomentumRule(beta=beta, restart=self.restart, restart_min=getattr(self.config, "restart_min", 1))
+        beta = float(constant_momentum(self.kappa)) if self.momentum_variant == "v-fista" else None
+        self.rule = MomentumRule(beta=beta, restart=self.restart, restart_min=getattr(self.config, "restart_min", 1),
+                                 xp=bk.xp if self.dev and bk.kind == "array-api" else None)
+
+    def setup_where_the_data_live(self, form, weighted: bool):
+        """The constants of the device path (issue 13): the box on the n-side (``form.box_n``, or a 0-d γ), the
+        knapsack's target ``Σ_{y=+1} C_i`` and the bracket searches of the projection and the offset. On dask the
+        multiplier and the offset are found by the NumPy finders on a host copy of the n-vector (one gather of ``n``
+        floats per step; ``X`` stays chunked): a bracket search of fixed length builds a graph of a few hundred
+        reductions per step, which dask's scheduler runs two orders of magnitude slower."""
+        bk, xp = self.bk, self.bk.xp
+        zero = xp.zeros_like(self.y[0])
+        self.weighted = weighted
+        self.ub = form.box_n if weighted else zero + self.box
+        self.br = Bracket(xp, zero, bk.asarray_d(GRID_FRACTIONS))
+        self.y_host = y_host = bk.host(self.y)
+        self.n_pos = int(np.count_nonzero(y_host > 0))
+        self.target = xp.sum(xp.where(self.y > zero, self.ub, zero)) if weighted else zero + self.box * self.n_pos
+
+    def spectral_norm_sq_where_the_data_live(self) -> float:
+        """``||X||²``: the eigenvalue of the small Gram matrix (``XᵀX`` or ``XXᵀ``, formed where X lives and copied to
+        the host: the same number as :func:`~marginkit.core.linalg.spectral_norm_sq` up to rounding), else Lanczos
+        on host vectors through the backend's products."""
+        bk, X = self.bk, self.X
+        n, d = X.shape
+        if d <= 500 or n <= 500:
+            G = bk.host(X.T @ X if d <= 500 else X @ X.T)
+            m = G.shape[0]
+            return largest_eigenvalue(G, m, dense=lambda: G, exact_below=m)
+        op = spla.LinearOperator((d, d), dtype=float,
+                                 matvec=lambda v: bk.host(bk.rmatvec(X, bk.matvec(X, bk.asarray_d(np.ravel(v))))))
+        return largest_eigenvalue(op, d, tol=1e-6, inflation=1e-5, seed=0)
 
     # the data operator ----------------------------------------------------------------------------
     def apply(self, a):
         """``(Hᵀa, HHᵀa)``: ``w = Xᵀ(y∘a)`` and ``y ∘ (Xw)`` (``(None, y ∘ K(y∘a))`` with a kernel)."""
         ya = self.y * a
+        if self.dev:
+            w = self.bk.rmatvec(self.X, ya)
+            return w, self.bk.persist(self.y * self.bk.matvec(self.X, w))
         if self.kernel is not None:
             return None, self.y * (self.K @ ya)
         w = np.asarray(self.X.T @ ya).ravel()
@@ -183,9 +194,18 @@ class SVMDualFista(IterationPlan):
 
     def project(self, a, tau0=None):
         """``(proj_Ω(a), τ)``; ``tau0`` warm-starts the knapsack multiplier (Newton from the last iteration's τ)."""
+        if self.dev and self.bk.kind == "dask":   # the NumPy finders on a host copy of the n-vector (see setup)
+            r, tau = self.project_on_host(self.bk.host(a), tau0)
+            return self.bk.asarray_n(r), tau
+        if self.dev:   # the bracket search in the data's namespace (no warm start: it has a fixed length)
+            return project_box_knapsack(a, self.y, self.ub, self.target, self.equality, self.br)
+        return self.project_on_host(a, tau0)
+
+    def project_on_host(self, a, tau0=None):
+        y = self.y if not self.dev else self.y_host
         if isinstance(self.box, np.ndarray):
-            return weighted_projection(a, self.y, self.box, self.equality)
-        return project_svm_dual(a, self.y, self.box, equality=self.equality, method=self.projection, tau0=tau0,
+            return weighted_projection(a, y, self.box, self.equality)
+        return project_svm_dual(a, y, self.box, equality=self.equality, method=self.projection, tau0=tau0,
                                 return_tau=True)
 
     # the callables of the FISTA core (it minimises −g) ------------------------------------------------
@@ -202,6 +222,10 @@ class SVMDualFista(IterationPlan):
     def negative_value(self, x: Point) -> float:
         """``−g(r)`` for the function restart (the core minimises)."""
         r, Qr = x.blocks[0], x.images[0]
+        if self.dev:   # a 0-d array on a device (the restart test stays there), a float on dask
+            bk = self.bk
+            v = -(bk.xp.sum(r) - 0.5 * bk.vdot(r, Qr) - 0.5 * self.mu_dual * bk.vdot(r, r))
+            return bk.float(v) if bk.kind == "dask" else v
         return -float(r.sum() - 0.5 * np.dot(r, Qr) - 0.5 * self.mu_dual * np.dot(r, r))
 
     # certificate -----------------------------------------------------------------------------------
@@ -211,18 +235,37 @@ class SVMDualFista(IterationPlan):
         if st.vals is not None:
             return st.vals
         mu = self.mu_problem
-        f = self.y * st.Qr                         # x_iᵀw (or the kernel expansion) at w = Hᵀr
-        norm_w2 = float(np.dot(st.r, st.Qr))
+        if self.dev and self.bk.kind != "dask":
+            st.vals = self.values_where_the_data_live(st, mu)
+        elif self.dev:
+            st.vals = self.values_on_host(self.bk.host(st.r), self.bk.host(st.Qr), self.y_host, mu)
+        else:
+            st.vals = self.values_on_host(st.r, st.Qr, self.y, mu)
+        return st.vals
+
+    def values_on_host(self, r, Qr, y, mu):
+        f = y * Qr                         # x_iᵀw (or the kernel expansion) at w = Hᵀr
+        norm_w2 = float(np.dot(r, Qr))
         if not self.equality:
             b = 0.0
         elif mu == 0 and isinstance(self.box, np.ndarray):
-            b = weighted_best_offset(f, self.y, self.box)
+            b = weighted_best_offset(f, y, self.box)
         else:
-            b = best_offset(f, self.y, self.box, mu)
-        primal = 0.5 * norm_w2 + float(smoothed_hinge(self.y * (f + b), self.box, mu).sum())
-        dual = float(st.r.sum() - 0.5 * norm_w2 - 0.5 * mu * np.dot(st.r, st.r))
-        st.vals = (primal, dual, b)
-        return st.vals
+            b = best_offset(f, y, self.box, mu)
+        primal = 0.5 * norm_w2 + float(smoothed_hinge(y * (f + b), self.box, mu).sum())
+        dual = float(r.sum() - 0.5 * norm_w2 - 0.5 * mu * np.dot(r, r))
+        return primal, dual, b
+
+    def values_where_the_data_live(self, st, mu):
+        """:meth:`values` computed in the data's namespace; the three numbers come to the host at the end."""
+        bk, xp, br = self.bk, self.bk.xp, self.br
+        f = self.y * st.Qr
+        norm_w2 = bk.vdot(st.r, st.Qr)
+        b = br.zero if not self.equality else best_offset_xp(f, self.y, self.ub, mu, br, self.n_pos, self.weighted)
+        hinge = xp.sum(smoothed_hinge_xp(self.y * (f + b), self.ub, mu, br))
+        rr = bk.vdot(st.r, st.r) if mu else 0.0
+        norm_w2, hinge, r_sum, rr, b = (bk.float(v) for v in (norm_w2, hinge, xp.sum(st.r), rr, b))
+        return 0.5 * norm_w2 + hinge, r_sum - 0.5 * norm_w2 - 0.5 * mu * rr, b
 
     def relative_gap(self, st) -> float:
         primal, dual, _ = self.values(st)
@@ -244,6 +287,12 @@ class SVMDualFista(IterationPlan):
         dual method (its ``dual["a"]``) or a vector of length n, projected onto Ω."""
         dual = getattr(warm_start, "dual", None)
         r = parse_warm_start(dual["a"] if isinstance(dual, dict) and "a" in dual else warm_start, self.n, attr="a")
+        if self.dev:
+            bk = self.bk
+            r = bk.zeros_n(self.n) if r is None else self.project(bk.asarray_n(r))[0]
+            w, Qr = self.apply(r)
+            x = Point((r,), (Qr,))
+            return SVMState(k=0, x=x, w=w, z=x, certified=bk.zeros_n(self.n) > 1.0)
         r = np.zeros(self.n) if r is None else self.project(r)[0]
         w, Qr = self.apply(r)
         x = Point((r,), (Qr,))
@@ -254,6 +303,8 @@ class SVMDualFista(IterationPlan):
                                               prox=lambda u: self.prox(u, st.tau), L=self.L, rule=self.rule,
                                               value=self.negative_value)
         r = x.blocks[0]
+        if self.dev:
+            return self.step_where_the_data_live(st, x, z, momentum, w, tau)
         G = float(np.linalg.norm(st.z.blocks[0] - r))
         D = 2.0 * self.kappa * G if self.mu_dual > 0 else np.inf
         certified = st.certified | (self.box - r > D) if self.mu_dual > 0 else st.certified
@@ -266,12 +317,34 @@ class SVMDualFista(IterationPlan):
         return SVMState(k=st.k + 1, x=x, w=w, z=z, momentum=momentum, grad_map=G, dist_bound=D, certified=certified,
                         p_best=p_best, stale=stale, tau=tau)
 
+    def step_where_the_data_live(self, st, x, z, momentum, w, tau):
+        """The bookkeeping of :meth:`step` with ``G_k``, ``D_k`` as 0-d arrays (floats on dask); the certified set
+        is counted on the host only for ``μ > 0`` (the stall rule needs ``p``; with ``μ = 0`` it stays empty)."""
+        bk = self.bk
+        r = x.blocks[0]
+        z_next = Point(tuple(bk.persist(v) for v in z.blocks), tuple(bk.persist(v) for v in z.images))
+        G = bk.lazy_norm(st.z.blocks[0] - r)
+        certified, p = st.certified, 0.0
+        D = np.inf
+        if self.mu_dual > 0:
+            D = 2.0 * self.kappa * G
+            certified = bk.persist(st.certified | (self.ub - r > D))
+            p = bk.float(bk.xp.sum(bk.xp.where(certified, self.br.zero + 1.0, self.br.zero))) / self.n
+        p_best, stale = st.p_best, st.stale
+        if p > p_best + self.delta_min:
+            p_best, stale = p, 0
+        elif p_best > 0:
+            stale += 1
+        return SVMState(k=st.k + 1, x=x, w=w, z=z_next, momentum=momentum, grad_map=G, dist_bound=D,
+                        certified=certified, p_best=p_best, stale=stale, tau=tau)
+
     def measure(self, st) -> dict:
         primal, dual, _ = self.values(st)
         out = {"objective": self.objective_of(primal, dual), "dual_objective": dual, "primal_objective": primal,
-               "duality_gap": primal - dual, "gradient_mapping": st.grad_map}
+               "duality_gap": primal - dual, "gradient_mapping": self.bk.float(st.grad_map)}
         if self.mu_dual > 0:
-            out.update(distance_bound=st.dist_bound, certified_fraction=float(np.count_nonzero(st.certified)) / self.n)
+            out.update(distance_bound=self.bk.float(st.dist_bound),
+                       certified_fraction=float(np.count_nonzero(self.bk.host(st.certified))) / self.n)
         return out
 
     def objective_of(self, primal, dual):
@@ -281,11 +354,13 @@ class SVMDualFista(IterationPlan):
         if self.config.stop == "tol":
             return "optimal" if st.k > 0 and self.relative_gap(st) <= budget.tol else None
         stalled = st.stale >= self.stale_max and st.k >= self.min_iter
-        if stalled or st.dist_bound <= budget.tol * self.box_max:
+        if stalled or self.bk.float(st.dist_bound) <= budget.tol * self.box_max:
             return "optimal" if self.relative_gap(st) <= budget.tol else "optimal_inaccurate"
         return None
 
     def snapshot(self, st):
+        if self.dev:
+            return self.bk.host(st.w)
         return None if st.w is None else st.w.copy()
 
     def solution(self, st, status) -> Solution:
@@ -294,6 +369,8 @@ class SVMDualFista(IterationPlan):
         cert.update(relative_gap=self.relative_of(primal, dual), gradient_mapping=st.grad_map)
         info = {"stop": self.config.stop, "variant": self.momentum_variant, "projection": self.projection,
                 "L": self.L, "mu": self.mu_dual}
+        if self.dev:
+            return self.solution_where_the_data_live(st, status, b, cert, info)
         if self.mu_dual > 0:
             T = np.flatnonzero(st.certified)
             f = self.y * st.Qr + b
@@ -304,6 +381,23 @@ class SVMDualFista(IterationPlan):
         return Solution(w=None if st.w is None else st.w.copy(), b=b, status=status, certificate=cert,
                         dual={"a": a, "u": a[self.y > 0], "v": a[self.y < 0]}, info=info,
                         dual_coef=self.y * a if self.kernel is not None else None)
+
+    def solution_where_the_data_live(self, st, status, b, cert, info) -> Solution:
+        """:meth:`solution` with ``w`` in the user's namespace (NumPy for dask), ``dual["a"]`` where X lives and
+        the class-wise parts ``u``, ``v`` and the certified set as host copies."""
+        bk = self.bk
+        cert["gradient_mapping"] = bk.float(st.grad_map)
+        info["projection"] = "bracket"
+        a_host, y_host = bk.host(st.r), bk.host(self.y)
+        if self.mu_dual > 0:
+            T = np.flatnonzero(bk.host(st.certified))
+            f = y_host * bk.host(st.Qr) + b
+            cert["distance_bound"] = bk.float(st.dist_bound)
+            info.update(kappa=self.kappa, certified=T, certified_fraction=T.size / self.n,
+                        separates_certified=bool(np.all(y_host[T] * f[T] > 0)))
+        a = bk.xp.asarray(st.r, copy=True) if bk.kind == "array-api" else st.r
+        return Solution(w=bk.xd.asarray(st.w, copy=True), b=b, status=status, certificate=cert,
+                        dual={"a": a, "u": a_host[y_host > 0], "v": a_host[y_host < 0]}, info=info)
 
     def certificate(self, primal, dual) -> dict:
         return {"primal": primal, "dual": dual, "duality_gap": primal - dual}

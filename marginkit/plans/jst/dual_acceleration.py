@@ -19,6 +19,10 @@ Resolved in this file (each once):
   dual weights ``a`` of ``w = −Zᵀa`` when the problem has a kernel (:mod:`.kernel`): the same iterates, margins and
   certificates as on ``w`` (checked with a linear kernel), ``n²`` kernel values per step for Algorithm 1 and ``n``
   for Algorithm 2 and the batch perceptron.
+* **Arrays of other libraries** (issue 13, ``core/backend.py``): every linear plan here also runs where ``X`` lives
+  (Algorithm 2 on array-API devices only: one row per step is no dask workload). ``step`` keeps its NumPy code; off
+  the host ``device_step`` takes the same floating-point operations in ``bk.xp``/``bk.xd``, with ``a[i] += v``
+  written as ``+ v·e_i`` and, on an array-API device, the worst index, its row and the bound kept on the device.
 """
 from __future__ import annotations
 
@@ -79,7 +83,8 @@ class DualAccelerated(DualFormPlan):
 
     def dual_weights(self, s):
         xp = self.bk.xp
-        return softmax(s, xp) if self.loss == "exp" else logistic_potential_grad(s, xp)
+        q = softmax(s, xp) if self.loss == "exp" else logistic_potential_grad(s, xp)
+        return q if self.bk.on_host else self.bk.persist(q)   # dask: computed once, used twice per step
 
     def init(self, rng, warm_start, budget):
         if self.kop is not None:
@@ -149,6 +154,11 @@ class DualAcceleratedStochastic(DualFormPlan):
     default_tol = 1e-3
     full_gram = False
 
+    def setup(self):
+        super().setup()
+        if self.kop is None and not self.bk.on_host:
+            self.index_n = self.make_index_n()
+
     @dataclass(frozen=True)
     class Config:
         variant: str = "momentum"     # "momentum" (Figs. 3-4) or "theory" (Thm 4.1)
@@ -162,11 +172,18 @@ class DualAcceleratedStochastic(DualFormPlan):
         if self.kop is not None:
             return self.kernel_start(warm_start, rng=rng, theta=theta)
         w = self.start_w(warm_start)
+        bk = self.bk
+        if not bk.on_host:
+            a = bk.zeros_n(self.n) if warm_start is None else None
+            return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=bk.zeros_d(self.d),
+                                 a=a, c=bk.zeros_n(self.n), rng=rng, theta=theta)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=np.zeros(self.d),
                              a=a, c=np.zeros(self.n), rng=rng, theta=theta)
 
     def step(self, st):
+        if not self.bk.on_host:
+            return self.device_step(st)
         t = st.t
         i = int(np.argmax(st.s + st.rng.gumbel(size=self.n)))
         if self.kop is not None:
@@ -182,6 +199,25 @@ class DualAcceleratedStochastic(DualFormPlan):
             a = st.a + st.theta * c
             a[i] += st.theta
             bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
+        return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
+                             theta=st.theta)
+
+    def device_step(self, st):
+        """:meth:`step` where ``X`` lives (array-API devices): the same Gumbel draws from the run's NumPy generator,
+        moved to the device, the row taken there and ``c[i] += β``, ``a[i] += θ`` written as ``+ β e_i``, ``+ θ e_i``
+        (the same floating-point operations); no synchronisation."""
+        bk, t = self.bk, st.t
+        i = self.argmax_index(st.s + bk.asarray_n(st.rng.gumbel(size=self.n), like=st.s))
+        zi = self.signed_row(i)
+        beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
+        g = beta * (st.g + zi)
+        w = st.w - st.theta * (g + zi)
+        e = self.unit_n(i)
+        c = beta * st.c + beta * e
+        a, bound = None, st.dual_bound
+        if st.a is not None:
+            a = st.a + st.theta * c + st.theta * e
+            bound = bk.minimum(bound, self.weights_bound(bk.lazy_norm(w), a))
         return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
                              theta=st.theta)
 
@@ -217,12 +253,24 @@ class NormalizedGD(MarginPlan):
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
     def step(self, st):
+        if not self.bk.on_host:
+            return self.device_step(st)
         q = softmax(st.s) if self.loss == "exp" else logistic_potential_grad(st.s)
         v = self.Z.rmatvec(q)
         theta = 1.0 if self.config.step == "constant" else 1.0 / np.sqrt(st.t + 1.0)
         w = st.w - theta * v
         bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
+
+    def device_step(self, st):
+        """:meth:`step` where ``X`` lives (array-API device or dask); the bound stays a 0-d array on a device."""
+        bk = self.bk
+        q = bk.persist(softmax(st.s, bk.xp) if self.loss == "exp" else logistic_potential_grad(st.s, bk.xp))
+        v = self.Z.rmatvec(q)
+        theta = 1.0 if self.config.step == "constant" else float(1.0 / np.sqrt(st.t + 1.0))   # a Python float
+        w = st.w - theta * v
+        bound = self.weights_bound(bk.lazy_norm(v), q)
+        return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bk.minimum(st.dual_bound, bound))
 
 
 class GradientDescent(MarginPlan):
@@ -243,6 +291,8 @@ class GradientDescent(MarginPlan):
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
     def step(self, st):
+        if not self.bk.on_host:
+            return self.device_step(st)
         if self.loss == "exp":
             q = softmax(st.s)
             scale = np.exp(logsumexp(st.s) - np.log(self.n))  # R(w)
@@ -253,6 +303,23 @@ class GradientDescent(MarginPlan):
         w = st.w - self.eta * scale * v
         bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
+
+    def device_step(self, st):
+        """:meth:`step` where ``X`` lives: ``R(w)`` a 0-d array on an array-API device (a float on dask, whose
+        d-vectors are NumPy), the sigmoid by ``where`` on ``exp(−|s|)`` (the same values as :func:`_sigmoid`)."""
+        bk, xp = self.bk, self.bk.xp
+        if self.loss == "exp":
+            q = bk.persist(softmax(st.s, xp))
+            scale = xp.exp(logsumexp(st.s, xp) - float(np.log(self.n)))  # R(w)
+            if bk.kind == "dask":
+                scale = bk.float(scale)
+        else:
+            q = bk.persist(sigmoid(st.s, xp))
+            scale = 1.0 / self.n
+        v = self.Z.rmatvec(q)
+        w = st.w - self.eta * scale * v
+        bound = self.weights_bound(bk.lazy_norm(v), q)
+        return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bk.minimum(st.dual_bound, bound))
 
 
 class BatchPerceptron(DualFormPlan):
@@ -266,6 +333,11 @@ class BatchPerceptron(DualFormPlan):
     name = "batch-perceptron"
     full_gram = False
 
+    def setup(self):
+        super().setup()
+        if self.kop is None and not self.bk.on_host:
+            self.index_n = self.make_index_n()
+
     @dataclass(frozen=True)
     class Config:
         variant: str = "projected"     # projected onto the unit ball with η_t = 1/√(t+1), or η = 1 unprojected
@@ -275,10 +347,15 @@ class BatchPerceptron(DualFormPlan):
         if self.kop is not None:
             return self.kernel_start(warm_start)
         w = self.start_w(warm_start)
+        if not self.bk.on_host:
+            a = self.bk.zeros_n(self.n) if warm_start is None else None
+            return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
         a = np.zeros(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
 
     def step(self, st):
+        if not self.bk.on_host:
+            return self.device_step(st)
         i = int(np.argmax(st.s))
         eta = 1.0 / np.sqrt(st.t + 1.0) if self.variant == "projected" else 1.0
         if self.kop is not None:
@@ -295,6 +372,26 @@ class BatchPerceptron(DualFormPlan):
         bound = st.dual_bound
         if a is not None:
             bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
+        return MomentumState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, a=a)
+
+    def device_step(self, st):
+        """:meth:`step` where ``X`` lives: ``a[i] += η`` as ``+ η e_i``; on an array-API device the worst index, its
+        row, the projection ``max(1, ||w||)`` and the bound stay on the device (no synchronisation)."""
+        bk = self.bk
+        i = self.argmax_index(st.s)
+        eta = float(1.0 / np.sqrt(st.t + 1.0)) if self.variant == "projected" else 1.0   # a Python float
+        w = st.w - eta * self.signed_row(i)
+        a = None if st.a is None else st.a + eta * self.unit_n(i)
+        if self.variant == "projected":
+            nw = bk.lazy_norm(w)
+            c = bk.xp.clip(nw, min=1.0) if bk.kind == "array-api" else max(1.0, nw)
+            w = w / c
+            if a is not None:
+                a = a / c
+        bound = st.dual_bound
+        if a is not None:
+            a = bk.persist(a)
+            bound = bk.minimum(bound, self.weights_bound(bk.lazy_norm(w), a))
         return MomentumState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, a=a)
 
     def kernel_step(self, st, i: int, eta: float):
@@ -315,6 +412,13 @@ def _sigmoid(s):
     e = np.exp(s[~pos])
     out[~pos] = e / (1.0 + e)
     return out
+
+
+def sigmoid(s, xp):
+    """``σ(s)`` in any namespace without overflow: ``1/(1+z)`` for ``s >= 0`` and ``z/(1+z)`` below, ``z = e^{−|s|}``
+    (the same floating-point operations as :func:`_sigmoid`, with ``where`` in place of masks)."""
+    z = xp.exp(-xp.abs(s))
+    return xp.where(s >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
 
 
 def logistic_potential_grad(s, xp=np):

@@ -291,6 +291,16 @@ class DualCoordinateDescent(IterationPlan):
         backend: str = "auto"      # the round compiled ("numba", the default when installed) or in NumPy
         constraints: ClassVar[dict] = {"shrinking": [Boolean()], "backend": [BACKEND]}
 
+    @classmethod
+    def compile(cls, form, options: dict, method: str | None = None, **binding):
+        """On a row-chunked dask ``X`` the plan is CoCoA+ (:class:`.cocoa.CoCoAPlus`, this round on every block);
+        elsewhere this plan."""
+        if getattr(getattr(form, "backend", None), "kind", "numpy") == "dask":
+            from .cocoa import CoCoAPlus   # imports dask: only for dask data
+            return CoCoAPlus.compile(form, options, method=method or cls.name, rounds=(dcd_round, compiled_round),
+                                     **binding)
+        return super().compile(form, options, method=method, **binding)
+
     def setup(self):
         form = self.form
         self.resolved_backend = resolve_backend(self.config.backend, self.method)   # "numba" | "numpy"
