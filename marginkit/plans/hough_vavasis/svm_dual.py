@@ -194,7 +194,7 @@ class SVMDualFista(IterationPlan):
 
     def project(self, a, tau0=None):
         """``(proj_Ω(a), τ)``; ``tau0`` warm-starts the knapsack multiplier (Newton from the last iteration's τ)."""
-        if self.dev and self.bk.kind == "dask":   # the NumPy finders on a host copy of the n-vector (see setup)
+        if self.dev and self.bk.kind == "dask" and self.equality:   # the NumPy finders on a host copy (see setup)
             r, tau = self.project_on_host(self.bk.host(a), tau0)
             return self.bk.asarray_n(r), tau
         if self.dev:   # the bracket search in the data's namespace (no warm start: it has a fixed length)
@@ -235,7 +235,7 @@ class SVMDualFista(IterationPlan):
         if st.vals is not None:
             return st.vals
         mu = self.mu_problem
-        if self.dev and self.bk.kind != "dask":
+        if self.dev and (self.bk.kind != "dask" or not self.equality):   # no offset: elementwise, on the workers
             st.vals = self.values_where_the_data_live(st, mu)
         elif self.dev:
             st.vals = self.values_on_host(self.bk.host(st.r), self.bk.host(st.Qr), self.y_host, mu)
