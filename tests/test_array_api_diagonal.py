@@ -8,27 +8,12 @@ import pytest
 import marginkit as mk
 from marginkit.datasets import sklearn_digits_pair
 
+from array_helpers import libraries, separable  # noqa: E402
+
 xps = pytest.importorskip("array_api_strict")
 
-
-def _data(seed=0, n=150, d=8):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    y = np.sign(X @ rng.standard_normal(d))
-    return X, y
-
-
-def _libraries():
-    libs = [("array_api_strict", xps.asarray)]
-    try:
-        import torch
-        libs.append(("torch", torch.asarray))
-    except ImportError:   # torch is optional: the strict namespace is the proof
-        pass
-    return libs
-
-
-LIBS = _libraries()
+_data = separable
+LIBS = libraries(xps)
 IDS = [name for name, _ in LIBS]
 
 

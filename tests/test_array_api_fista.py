@@ -8,6 +8,8 @@ import pytest
 import marginkit as mk
 from marginkit.datasets import sklearn_digits_pair
 
+from array_helpers import libraries  # noqa: E402
+
 xps = pytest.importorskip("array_api_strict")
 
 
@@ -18,17 +20,7 @@ def _data(seed=0, n=120, d=6):
     return X, y, rng.uniform(0.2, 2.0, n)
 
 
-def _libraries():
-    libs = [("array_api_strict", xps.asarray)]
-    try:
-        import torch
-        libs.append(("torch", torch.asarray))
-    except ImportError:   # torch is optional: the strict namespace is the proof
-        pass
-    return libs
-
-
-LIBS = _libraries()
+LIBS = libraries(xps)
 CASES = [(True, False), (True, True), (False, False), (False, True)]
 
 

@@ -9,27 +9,12 @@ import marginkit as mk
 from marginkit.core.backend import ArrayAPIBackend
 from marginkit.datasets import sklearn_digits_pair
 
+from array_helpers import libraries, separable  # noqa: E402
+
 xps = pytest.importorskip("array_api_strict")
 
-
-def _data(seed=0, n=150, d=8):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    y = np.sign(X @ rng.standard_normal(d))
-    return X, y
-
-
-def _libraries():
-    libs = [("array_api_strict", lambda a: xps.asarray(a))]
-    try:
-        import torch
-        libs.append(("torch", lambda a: torch.asarray(a)))
-    except ImportError:   # torch is optional: the strict namespace is the proof
-        pass
-    return libs
-
-
-LIBS = _libraries()
+_data = separable
+LIBS = libraries(xps)
 IDS = [name for name, _ in LIBS]
 CASES = [("normalized-gd", {}), ("normalized-gd", {"loss": "logistic", "step": "sqrt"}),
          ("gd", {}), ("gd", {"loss": "logistic", "eta": 2.0}),

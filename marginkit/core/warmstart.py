@@ -24,3 +24,14 @@ def parse_warm_start(warm_start, size: int, attr: str = "w", name: str = "warm_s
     if not np.all(np.isfinite(v)):
         raise ProblemError(f"{name} contains NaN or inf")
     return v
+
+
+def dual_warm_value(warm_start, key: str = "a", hint: str = "run 'dual-cd' or 'cvxpy' first"):
+    """What a dual method starts from: ``warm_start.dual[key]`` of a ``Result``, or ``warm_start`` itself (an array);
+    ``ProblemError`` when a ``Result`` carries no such dual iterate (``hint`` says which run would)."""
+    dual = getattr(warm_start, "dual", None)
+    if isinstance(dual, dict) and key in dual:
+        return dual[key]
+    if dual is not None:
+        raise ProblemError(f"warm_start: this result carries no dual iterate {key} ({hint})")
+    return warm_start

@@ -65,7 +65,7 @@ import scipy.sparse as sp
 from ...core.params import Boolean, Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
-from ...core.warmstart import parse_warm_start
+from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import IterationPlan
 from ..common.numba_rows import BACKEND, resolve_backend
 
@@ -215,13 +215,7 @@ class CoCoAPlus(IterationPlan):
         bk = self.bk
         if warm_start is None:
             return bk.zeros_n(self.n)
-        dual = getattr(warm_start, "dual", None)
-        if isinstance(dual, dict) and "a" in dual:
-            value = dual["a"]
-        elif dual is not None:
-            raise ProblemError("warm_start: this result carries no dual iterate a (run 'dual-cd' or 'cvxpy' first)")
-        else:
-            value = warm_start
+        value = dual_warm_value(warm_start)
         if not hasattr(value, "chunks"):
             value = bk.asarray_n(parse_warm_start(value, self.n))
         elif value.shape != (self.n,):

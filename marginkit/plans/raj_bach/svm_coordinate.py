@@ -73,8 +73,7 @@ import scipy.sparse as sp
 from ...core.linalg import row_norms
 from ...core.params import Boolean
 from ...core.solution import Solution
-from ...core.validation import ProblemError
-from ...core.warmstart import parse_warm_start
+from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget, IterationPlan
 from ..common.numba_rows import (BACKEND, ONE, PREFETCH_AHEAD, available, compiled_as, dense_axpy, dense_dot, jitable,
                                  njit, prefetch, prefetch_csr_row, resolve_backend, sparse_axpy, sparse_dot)
@@ -355,13 +354,7 @@ class DualCoordinateDescent(IterationPlan):
     def start_a(self, warm_start):
         if warm_start is None:
             return np.zeros(self.n)
-        dual = getattr(warm_start, "dual", None)
-        if isinstance(dual, dict) and "a" in dual:
-            value = dual["a"]
-        elif dual is not None:
-            raise ProblemError("warm_start: this result carries no dual iterate a (run 'dual-cd' or 'cvxpy' first)")
-        else:
-            value = warm_start
+        value = dual_warm_value(warm_start)
         return np.clip(parse_warm_start(value, self.n), 0.0, self.box)
 
     # hooks -------------------------------------------------------------------------------------------------
