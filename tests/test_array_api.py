@@ -130,3 +130,22 @@ def test_readme_and_docs_show_where_each_method_runs():
     from marginkit.engine.graph import arrays_table
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert arrays_table() in readme, "run `python docs/update_readme.py`"
+
+
+def test_dask_labels_are_mapped_on_the_workers():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=200)
+    Xd = da.from_array(X, chunks=(50, -1))
+    labels = np.where(y > 0, 7, 3)
+    p = mk.MaxMargin(Xd, da.from_array(labels, chunks=40))     # other chunks than X: rechunked like X's rows
+    assert hasattr(p.y, "chunks") and p.y.chunks == Xd.chunks[:1]
+    np.testing.assert_array_equal(p.y.compute(), np.where(labels == 7, 1.0, -1.0))
+    np.testing.assert_array_equal(p.classes_, [3, 7])
+    strings = mk.MaxMargin(Xd, da.from_array(np.where(y > 0, "b", "a"), chunks=50))   # strings: mapped on the host
+    np.testing.assert_array_equal(strings.y.compute(), y)
+    bad = y.copy()
+    bad[5] = np.nan
+    with pytest.raises(mk.ProblemError, match="y contains NaN"):
+        mk.MaxMargin(Xd, da.from_array(bad, chunks=50))
+    with pytest.raises(mk.ProblemError, match="three|3 classes"):
+        mk.MaxMargin(Xd, da.from_array(np.arange(200) % 3, chunks=50))

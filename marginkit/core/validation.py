@@ -327,10 +327,8 @@ def check_foreign_labels(y, X, name: str = "y"):
             if any(np.isnan(c) for c in y.chunks[0]):
                 raise ProblemError(f"{name} is a dask array with unknown chunk sizes: call "
                                    f"{name}.compute_chunk_sizes() first")
-            yh = y.compute()   # n labels (not X): checked and mapped on the host, then chunked like X's rows
-        else:
-            yh = y
-        ypm, classes = check_labels(yh, n, name)
+            return _dask_labels(y, X, name)   # checked and mapped on the workers: no n-vector through the driver
+        ypm, classes = check_labels(y, n, name)
         return da.from_array(np.array(ypm), chunks=(X.chunks[0],)).persist(), classes
     import array_api_compat as aac
     xp = aac.array_namespace(X)
@@ -365,3 +363,32 @@ def check_foreign_labels(y, X, name: str = "y"):
         classes = np.array([-1, 1], dtype=classes.dtype)
     classes.setflags(write=False)
     return ypm, classes
+
+
+def _dask_labels(y, X, name: str):
+    """Binary labels of a dask ``y`` where they live: the classes (at most a few values) come to the driver, the ±1
+    vector is mapped and persisted on the workers, chunked like ``X``'s rows."""
+    import dask.array as da
+    kind = np.dtype(y.dtype).kind
+    if kind == "c":
+        raise ProblemError(f"{name} must hold real labels; got complex values")
+    if kind not in "biuf":
+        return _host_labels(y, X, name)   # strings or objects: NumPy's unique and mapping, on the host
+    if kind == "f" and not bool(da.isfinite(y).all().compute()):
+        raise ProblemError(f"{name} contains NaN or inf")
+    classes = np.asarray(da.unique(y).compute())
+    if classes.size < 2:
+        raise ProblemError(f"{name} has a single class ({classes[0]!r}); two classes are required")
+    if classes.size > 2:
+        raise ProblemError(f"{name} has {classes.size} classes; exactly two are required")
+    if set(classes.tolist()) == {-1, 1}:
+        classes = np.array([-1, 1], dtype=classes.dtype)
+    classes.setflags(write=False)
+    y = y if y.chunks[0] == X.chunks[0] else y.rechunk((X.chunks[0],))
+    return da.where(y == classes[1], 1.0, -1.0).persist(), classes
+
+
+def _host_labels(y, X, name: str):
+    import dask.array as da
+    ypm, classes = check_labels(y.compute(), X.shape[0], name)
+    return da.from_array(np.array(ypm), chunks=(X.chunks[0],)).persist(), classes

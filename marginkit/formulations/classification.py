@@ -135,7 +135,11 @@ class SoftMarginSVM(_LabelledData):
         if self.backend.on_host:
             return self.box
         if "box_n" not in self._cache:
-            self._cache["box_n"] = self.backend.asarray_n(self.box)
+            bk = self.backend
+            if self.sample_weight is None and bk.kind == "dask":   # one C: made on the workers, not sent there
+                self._cache["box_n"] = bk.persist(bk.da.full(self.n, self.C, chunks=(bk.row_chunks,)))
+            else:
+                self._cache["box_n"] = bk.asarray_n(self.box)
         return self._cache["box_n"]
 
     @property
