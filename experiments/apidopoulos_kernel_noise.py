@@ -38,6 +38,8 @@ import os
 
 import numpy as np
 
+import _claims  # experiments/_claims.py, beside this script
+
 from marginkit import MaxMargin
 from marginkit.catalog.hinge_data import KERNEL_SIGMA2, gaussian_clouds
 from marginkit.core.kernels import gram
@@ -119,11 +121,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':28s} {'paper':14s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:28s} {where:14s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=28, where_width=14)
 
 
 def plot(out: dict, path: str) -> None:

@@ -27,6 +27,8 @@ import os
 
 import numpy as np
 
+import _claims  # experiments/_claims.py, beside this script
+
 import marginkit.catalog as catalog
 
 # The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
@@ -87,11 +89,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':22s} {'paper':12s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:22s} {where:12s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=22, where_width=12)
 
 
 def plot(out: dict, path: str) -> None:

@@ -22,6 +22,8 @@ import os
 
 import numpy as np
 
+import _claims  # experiments/_claims.py, beside this script
+
 from marginkit import EllipsoidSeparation
 from marginkit.datasets import ellipses_2d
 
@@ -80,11 +82,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':29s} {'paper':14s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:29s} {where:14s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=29, where_width=14)
 
 
 def plot(out: dict, path: str) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import os
 
+import _claims  # experiments/_claims.py, beside this script
+
 from marginkit import EllipsoidSeparation
 from marginkit.datasets import mnist_ellipsoids
 
@@ -93,11 +95,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':16s} {'paper':18s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:16s} {where:18s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=16, where_width=18)
 
 
 def plot(out: dict, path: str) -> None:

@@ -32,6 +32,8 @@ import time
 
 import numpy as np
 
+import _claims  # experiments/_claims.py, beside this script
+
 from marginkit import PerturbedSVMDual
 from marginkit.datasets import a9a_like, breast_cancer
 
@@ -122,11 +124,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':22s} {'paper':14s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:22s} {where:14s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=22, where_width=14)
 
 
 def plot(out: dict, path: str) -> None:

@@ -39,6 +39,8 @@ import warnings
 
 import numpy as np
 
+import _claims  # experiments/_claims.py, beside this script
+
 import marginkit.catalog as catalog
 from marginkit.core.linalg import spectral_norm_sq
 
@@ -130,11 +132,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':26s} {'paper':11s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:26s} {where:11s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=26, where_width=11)
 
 
 def plot(out: dict, path: str) -> None:

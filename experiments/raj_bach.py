@@ -29,6 +29,8 @@ import sys
 
 import numpy as np
 
+import _claims  # experiments/_claims.py, beside this script
+
 from marginkit import MinNormFeasibility
 from marginkit.catalog.raj_bach_data import SETTINGS, generate, sizes
 
@@ -88,11 +90,8 @@ def check_claims(out: dict) -> dict:
 
 
 def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (a FAIL of a "not reproduced" claim is the expected, honest verdict)."""
-    lines = [f"{'claim':20s} {'paper':16s} verdict  expectation"]
-    for key, text, where, expect in CLAIMS:
-        lines += [f"{key:20s} {where:16s} {'PASS' if verdicts[key] else 'FAIL':7s}  {expect}", f"    {text}"]
-    return "\n".join(lines)
+    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
+    return _claims.claims_table(CLAIMS, verdicts, key_width=20, where_width=16)
 
 
 def plot(out: dict, path: str) -> None:

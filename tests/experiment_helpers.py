@@ -2,12 +2,16 @@
 check the claims it states (each script's ``CLAIMS``/``check_claims``/``claims_table``)."""
 import importlib.util
 import os
+import sys
 
 EXPERIMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments")
 
 
 def load_experiment(name):
-    """``experiments/<name>.py`` imported as a fresh module."""
+    """``experiments/<name>.py`` imported as a fresh module (its folder on the path, as when the script is run: the
+    scripts share ``experiments/_claims.py``)."""
+    if EXPERIMENTS not in sys.path:
+        sys.path.insert(0, EXPERIMENTS)
     spec = importlib.util.spec_from_file_location(f"{name}_experiment", os.path.join(EXPERIMENTS, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -193,20 +193,24 @@ def _condition(problem) -> float:
     return float(sub.margin) if sub.status in ("optimal", "optimal_inaccurate") and sub.margin > 0 else np.nan
 
 
+def _not_computed(problem, why: str | None, homogeneous_only: str) -> str | None:
+    """Why a constant of homogeneous linear classifiers is not computed (``None``: it is): ``homogeneous_only`` with
+    a bias or a kernel, the size cap of the dense copies, else the caller's own ``why``."""
+    if problem.bias or problem.kernel is not None:
+        return homogeneous_only
+    if problem.n * problem.d > _HOFFMAN_MAX_ENTRIES:
+        return f"n*d = {problem.n * problem.d} exceeds {_HOFFMAN_MAX_ENTRIES}: not computed"
+    return why
+
+
 def _hoffman(problem, ref, loose, separable: bool, why: str | None = None) -> dict:
     """``hoffman_separability``, ``hoffman_dual``, ``lojasiewicz_mu`` and Theorem 5.1's ``linear_rate`` (step
     ``1/||Q||``), defined and derived in :mod:`.hoffman`. Both Hoffman systems are those of homogeneous linear
     classifiers (Apidopoulos et al. have no offset): with a bias or a kernel they are ``None`` with the reason,
     as when the data are too large (dense copies of at most ``_HOFFMAN_MAX_ENTRIES`` entries)."""
     out = {"hoffman_separability": None, "hoffman_dual": None, "lojasiewicz_mu": None, "linear_rate": None}
-    reason = None
-    if problem.bias or problem.kernel is not None:
-        reason = ("the Hoffman systems are those of homogeneous linear classifiers y_i x_i^T w >= 0 "
-                  "(Apidopoulos et al. have no offset); not defined with a bias or a kernel")
-    elif problem.n * problem.d > _HOFFMAN_MAX_ENTRIES:
-        reason = f"n*d = {problem.n * problem.d} exceeds {_HOFFMAN_MAX_ENTRIES}: not computed"
-    elif why is not None:
-        reason = why
+    reason = _not_computed(problem, why, "the Hoffman systems are those of homogeneous linear classifiers "
+                           "y_i x_i^T w >= 0 (Apidopoulos et al. have no offset); not defined with a bias or a kernel")
     if reason is not None:
         out.update(hoffman_separability_reason=reason,
                    hoffman_dual={"value": None, "exact": False, "method": None, "reason": reason})
@@ -336,12 +340,8 @@ def _fgm(problem, margin: float | None, why: str | None = None) -> dict:
     computes it exactly by enumeration for small ``C(n, d−1)``, and beyond that gives a certified upper bound.
     With a bias or a kernel both are ``None`` with the reason (the definitions are for ``β`` acting on the rows)."""
     out = {"degree_nonseparability": None, "degree_separability": None}
-    reason = why
-    if problem.bias or problem.kernel is not None:
-        reason = ("Freund-Grigas-Mazumder's degrees are defined for homogeneous linear classifiers y_i x_i^T beta; "
-                  "not with a bias or a kernel")
-    elif problem.n * problem.d > _HOFFMAN_MAX_ENTRIES:
-        reason = f"n*d = {problem.n * problem.d} exceeds {_HOFFMAN_MAX_ENTRIES}: not computed"
+    reason = _not_computed(problem, why, "Freund-Grigas-Mazumder's degrees are defined for homogeneous linear "
+                           "classifiers y_i x_i^T beta; not with a bias or a kernel")
     if reason is not None:
         out["degree_nonseparability_info"] = {"value": None, "exact": False, "reason": reason}
         return out

@@ -66,8 +66,8 @@ from ...core.params import Boolean, Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ...engine.runloop import IterationPlan
 from ..common.numba_rows import BACKEND, resolve_backend
+from .gap import DualityGapPlan
 
 AGGREGATION = Options("add", "average")
 INFO = 2   # entries after Δw_k in a block's reply: coordinates visited, epochs run
@@ -158,7 +158,7 @@ class CoCoAState:
     checked: int = -1
 
 
-class CoCoAPlus(IterationPlan):
+class CoCoAPlus(DualityGapPlan):
     """``dual-cd`` on a row-chunked dask ``X``: CoCoA+ (Ma et al. 2015, Alg. 1; Smith et al. 2018) with the existing
     dual coordinate round as the local solver on every row chunk (see the module docstring). Options:
     ``local_epochs`` (H, epochs of the local round per communication round), ``aggregation`` (``"add"``: CoCoA+,
@@ -242,9 +242,6 @@ class CoCoAPlus(IterationPlan):
         half = 0.5 * float(st.w @ st.w)
         st.primal, st.dual, st.checked = half + float(sums[0]), float(sums[1]) - half, st.t
 
-    def relative_gap(self, st) -> float:
-        return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
-
     # hooks -------------------------------------------------------------------------------------------------
     def init(self, rng, warm_start, budget=None):
         a = self.start_a(warm_start)
@@ -290,22 +287,14 @@ class CoCoAPlus(IterationPlan):
         return {"objective": st.primal, "dual_objective": st.dual, "duality_gap": st.primal - st.dual,
                 "epochs": st.epochs, "visits": float(st.visits)}
 
-    def stop(self, st, budget):
+    def certified_now(self, st) -> bool:
+        """Every round certifies its own iterate; a warm start's first state is certified here, on demand."""
         if st.checked != st.t:
             self.certify(st)
-        if self.relative_gap(st) <= budget.tol:
-            return "optimal"
-        return None
-
-    def snapshot(self, st):
-        return st.w.copy()
+        return True
 
     def solution(self, st, status) -> Solution:
-        if st.checked != st.t:
-            self.certify(st)
-        cert = {"primal": st.primal, "dual": st.dual, "duality_gap": st.primal - st.dual,
-                "relative_gap": self.relative_gap(st), "max_violation": 0.0}
-        return Solution(w=st.w.copy(), status=status, certificate=cert, dual={"a": st.a},
+        return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a},
                         info={"backend": self.resolved_backend, "shrinking": self.shrinking, "epochs": st.epochs,
                               "cocoa": {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma,
                                         "gamma": self.gamma, "local_epochs": self.local_epochs}})

@@ -77,9 +77,10 @@ from ...core.params import Boolean, Interval
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
-from ...engine.runloop import Budget, IterationPlan
+from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
 from ..common.numba_rows import BACKEND, available, resolve_backend
+from .gap import DualityGapPlan
 from .svm_bias_numba import bias_epoch_dense, bias_epoch_sparse, compiled_epochs
 
 PG_EPS0 = 1.0        # first stationarity threshold for a certificate check (as dual-cd)
@@ -166,7 +167,7 @@ class BiasCDState:
     work_checked: int = 0
 
 
-class BiasDualCoordinateDescent(IterationPlan):
+class BiasDualCoordinateDescent(DualityGapPlan):
     """Dual coordinate descent with multiplier steps on the offset, for ``SoftMarginSVM(bias=True)`` (see the
     module docstring). Parameters: ``rho`` (penalty over the mean squared row norm, default 0.1), ``shrinking``
     (default True), ``backend`` (``"auto"``, ``"numba"`` or ``"numpy"``: the same loop in plain Python, slow, for
@@ -234,10 +235,6 @@ class BiasDualCoordinateDescent(IterationPlan):
         st.primal, st.dual, st.b, st.a_cert = self.values(st.a, st.w)
         st.s = float(self.y @ st.a)
         st.checked, st.work_checked = st.t, st.work
-
-    @staticmethod
-    def relative_gap(st) -> float:
-        return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
 
     def start(self, warm_start):
         """``(a, λ)`` from a warm start: a ``Result`` of an SVM dual method (``dual["a"]``, its ``b``) or a vector
@@ -328,19 +325,9 @@ class BiasDualCoordinateDescent(IterationPlan):
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual, "offset": b,
                 "equality_violation": abs(st.s), "active": float(st.active.shape[0]), "pg_range": st.pg_range}
 
-    def stop(self, st, budget):
-        if st.checked == st.t and self.relative_gap(st) <= budget.tol:
-            return "optimal"
-        return None
-
-    def snapshot(self, st):
-        return st.w.copy()
-
     def solution(self, st, status) -> Solution:
-        if st.checked != st.t:
-            self.certify(st)
-        cert = {"primal": st.primal, "dual": st.dual, "duality_gap": st.primal - st.dual,
-                "relative_gap": self.relative_gap(st), "max_violation": abs(float(self.y @ st.a_cert))}
+        cert = self.gap_certificate(st)
+        cert["max_violation"] = abs(float(self.y @ st.a_cert))   # |yᵀa| of the certified dual point
         return Solution(w=st.w.copy(), b=st.b, status=status, certificate=cert, dual={"a": st.a_cert.copy()},
                         info={"backend": self.resolved_backend, "shrinking": self.shrinking, "rho": self.rho_abs,
                               "multiplier": st.lam})

@@ -74,7 +74,8 @@ from ...core.linalg import row_norms
 from ...core.params import Boolean
 from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ...engine.runloop import Budget, IterationPlan
+from ...engine.runloop import Budget
+from .gap import DualityGapPlan
 from ..common.numba_rows import (BACKEND, ONE, PREFETCH_AHEAD, available, compiled_as, dense_axpy, dense_dot, jitable,
                                  njit, prefetch, prefetch_csr_row, resolve_backend, sparse_axpy, sparse_dot)
 
@@ -167,7 +168,6 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
     Returns ``(active, pg_max_old, pg_min_old, pg_range, epochs, visits, converged, estimate)``: the shrinking
     state for the next round, the last epoch's projected-gradient range, the epochs run and coordinates visited,
     whether the stop test passed and the last epoch's gap estimate."""
-    m = index.shape[0]
     done = 0
     epochs = 0
     converged = False
@@ -271,7 +271,7 @@ class DualCDState:
     checked: int = -1
 
 
-class DualCoordinateDescent(IterationPlan):
+class DualCoordinateDescent(DualityGapPlan):
     """Randomized dual coordinate descent on the box dual of the soft-margin SVM without bias (see the module
     docstring). Parameters: ``shrinking`` (default True) and ``backend`` (``"auto"``: numba when installed,
     ``"numba"``, or ``"numpy"``: the same loop in plain Python, slow, for checking).
@@ -348,9 +348,6 @@ class DualCoordinateDescent(IterationPlan):
         st.checked = st.t
         return G
 
-    def relative_gap(self, st) -> float:
-        return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
-
     def start_a(self, warm_start):
         if warm_start is None:
             return np.zeros(self.n)
@@ -419,19 +416,6 @@ class DualCoordinateDescent(IterationPlan):
                 "active": float(st.active), "pg_range": st.pg_range, "epochs": float(st.epochs), "visits": float(st.visits),
                 "gap_estimate": st.estimate}
 
-    def stop(self, st, budget):
-        if st.checked == st.t and self.relative_gap(st) <= budget.tol:
-            return "optimal"
-        return None
-
-    def snapshot(self, st):
-        return st.w.copy()
-
     def solution(self, st, status) -> Solution:
-        if st.checked != st.t:
-            self.certify(st)
-        gap = st.primal - st.dual
-        cert = {"primal": st.primal, "dual": st.dual, "duality_gap": gap, "relative_gap": self.relative_gap(st),
-                "max_violation": 0.0}
-        return Solution(w=st.w.copy(), status=status, certificate=cert, dual={"a": st.a.copy()},
+        return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a.copy()},
                         info={"backend": self.resolved_backend, "shrinking": self.shrinking, "epochs": st.epochs})

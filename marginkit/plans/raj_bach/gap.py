@@ -1,0 +1,37 @@
+"""What the SVM box-dual coordinate plans share (``dual-cd``, ``dual-cd-bias``, and ``dual-cd``'s CoCoA+ form on dask):
+the duality-gap certificate, its stop rule and the pieces of their solutions.
+
+Each state carries ``primal`` (``P(w)``, or ``P(w, b)`` at the best offset), ``dual`` (``D(a) > 0``, a certified lower
+bound on the optimum), ``t`` and ``checked`` (the iteration at which the two were last computed, by ``certify``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine.runloop import IterationPlan
+
+
+class DualityGapPlan(IterationPlan):
+    """Base class: ``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` at the current iterate."""
+
+    def relative_gap(self, st) -> float:
+        """``(P − D)/D`` with ``D > 0`` finite (``inf`` without such a bound)."""
+        return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
+
+    def certified_now(self, st) -> bool:
+        """Whether ``st.primal``/``st.dual`` belong to this iterate; a plan that certifies on demand overrides it."""
+        return st.checked == st.t
+
+    def stop(self, st, budget):
+        if self.certified_now(st) and self.relative_gap(st) <= budget.tol:
+            return "optimal"
+        return None
+
+    def snapshot(self, st):
+        return st.w.copy()
+
+    def gap_certificate(self, st, max_violation: float = 0.0) -> dict:
+        """The certificate of a solution (computed for this iterate first if it is not yet)."""
+        if st.checked != st.t:
+            self.certify(st)
+        return {"primal": st.primal, "dual": st.dual, "duality_gap": st.primal - st.dual,
+                "relative_gap": self.relative_gap(st), "max_violation": max_violation}
