@@ -12,6 +12,8 @@ import pytest
 
 from marginkit import datasets
 
+from experiment_helpers import load_experiment
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tutorials" / "sources"
 
@@ -70,9 +72,7 @@ def test_lab6_quotes_hough_vavasis_table_2_as_the_experiment_does():
     """Lab 6 quotes HV Table 2 (0.986 / 0.988 / 0.989 on breast cancer) and HV's a9a size; the numbers must be
     the ones experiments/hough_vavasis_svm.py records as the paper's, and the data sets have the quoted shapes."""
     text = source_text("06")
-    spec = importlib.util.spec_from_file_location("hv_svm_numbers", ROOT / "experiments" / "hough_vavasis_svm.py")
-    hv = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hv)
+    hv = load_experiment("hough_vavasis_svm")
     paper = hv.PAPER["breast cancer"]
     assert (f"{paper['FISTA']} (FISTA), {paper['LIBSVM']} (LIBSVM) and {paper['LIBLINEAR']} (LIBLINEAR)" in text)
     assert "(569 × 30)" in text and datasets.breast_cancer()[0].shape == (569, 30)
