@@ -107,7 +107,8 @@ def test_real_data_digits_strict_same_as_numpy(method):
     assert res.margin == pytest.approx(ref.margin, rel=1e-9)
 
 
-@pytest.mark.parametrize("method", ["normalized-gd", "gd", "batch-perceptron", "dual-accelerated-stochastic"])
+@pytest.mark.parametrize("method", ["normalized-gd", "gd", "batch-perceptron", "dual-accelerated-stochastic", "diagonal",
+                                    "diagonal-inertial", "homotopic"])
 def test_no_synchronisation_inside_step(method, monkeypatch):
     """On an array-API device a step never brings a scalar to the host: ``Backend.float`` (the one place a device
     synchronises) is called by ``stop`` only, i.e. a fixed number of times per check."""
@@ -139,3 +140,24 @@ def test_warm_start_and_user_arrays_untouched(lib, conv):
     host = mk.MaxMargin(Xs, ys).backend.host
     np.testing.assert_array_equal(host(Xs), X)
     np.testing.assert_array_equal(host(ys), y)
+
+
+@pytest.mark.parametrize("lib,conv", LIBS, ids=IDS)
+def test_device_guard_at_the_checks(lib, conv, monkeypatch):
+    """A state that becomes non-finite on the device is caught where the stop rule is checked (every
+    ``check_every`` iterations, never inside a step): ``solver_error``, and the last checked (finite) iterate."""
+    import dataclasses
+    from marginkit.plans.jst.dual_acceleration import DualAccelerated
+    X, y = _data()
+    real = DualAccelerated.step
+
+    def poisoned(self, st):
+        nxt = real(self, st)
+        return dataclasses.replace(nxt, g=nxt.g * float("nan")) if nxt.t == 13 else nxt
+    monkeypatch.setattr(DualAccelerated, "step", poisoned)
+    res = mk.MaxMargin(conv(X), conv(y)).solve("dual-accelerated", max_iter=40, check_every=5, tol=1e-12)
+    assert res.status == "solver_error" and res.iterations == 10
+    assert "between iterations 10 and 15" in res.info["message"]
+    assert np.all(np.isfinite(res.to_numpy().w))
+    host = mk.MaxMargin(X, y).solve("dual-accelerated", max_iter=10, tol=1e-12)   # NumPy: the guard at every step
+    np.testing.assert_allclose(res.to_numpy().w, host.w, rtol=1e-9, atol=1e-12)

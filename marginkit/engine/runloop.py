@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, Callable
 
+import array_api_compat as aac
 import numpy as np
 
 from ..core.params import Boolean, Interval, IsCallable, check_value
@@ -110,6 +111,37 @@ def _all_finite(value, depth: int = 0) -> bool:
     return all(_all_finite(v, depth + 1) for v in items)
 
 
+def _device_arrays(value, depth: int = 0) -> list:
+    """The floating-point arrays of ``value`` (a state) that live in an array-API library other than NumPy (torch,
+    CuPy, array-api-strict) and have at least one axis: their finiteness costs a device synchronisation, so the run
+    loop checks them only when it checks the stop rule. Dask arrays are left out (a check would be a scheduler round
+    trip per call; the dask plans keep their d-vectors in NumPy, which :func:`_all_finite` checks), and so are 0-d
+    arrays (scalars such as a bound, which may legitimately be inf)."""
+    if isinstance(value, (np.ndarray, np.generic)) or value is None or isinstance(value, (str, bytes, int, float)):
+        return []
+    if aac.is_array_api_obj(value):   # torch tensors have no ``__array_namespace__`` of their own
+        # dask: a check would be a scheduler round trip; 0-d arrays are scalars such as a bound, which may be inf
+        return [] if aac.is_dask_array(value) or value.ndim == 0 else [value]
+    if depth > 2:
+        return []
+    if isinstance(value, tuple):
+        items = value
+    elif hasattr(value, "__dataclass_fields__"):
+        items = [getattr(value, f) for f in value.__dataclass_fields__]
+    else:
+        return []
+    return [a for v in items for a in _device_arrays(v, depth + 1)]
+
+
+def _device_finite(state) -> bool:
+    """True when no device array of ``state`` holds NaN or inf (one boolean per array reaches the host)."""
+    for a in _device_arrays(state):
+        xp = aac.array_namespace(a)
+        if xp.isdtype(a.dtype, "real floating") and not bool(xp.all(xp.isfinite(a))):
+            return False
+    return True
+
+
 class _Log:
     def __init__(self, name: str, columns, stream=None):
         self.columns = list(columns)
@@ -159,6 +191,7 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
     paused = 0.0  # time spent recording is excluded from the reported time
     state = plan.init(rng, warm_start, budget)
     status, t, message = None, 0, None
+    checked, t_checked = state, 0
     if not plan.finite(state):
         return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=tr,
                         info={"message": "the starting point is not finite (check warm_start)"})
@@ -175,6 +208,17 @@ def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit:
                 logged = t
             paused += _time.perf_counter() - now
         if t % check_every == 0 or t == max_iter:
+            if not plan.device_finite(state):   # the guard for device arrays, at the stop's synchronisation only
+                if checked is state or not plan.device_finite(checked):
+                    return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=tr,
+                                    info={"message": f"the iterate became non-finite by iteration {t} (the plan "
+                                                     "updates its state in place: no finite iterate to return)"})
+                message = (f"the iterate became non-finite between iterations {t_checked} and {t}: a step size too "
+                           f"large for the data, or an overflow; the iterate of iteration {t_checked} (the last "
+                           "checked finite) is returned")
+                state, t, status = checked, t_checked, "solver_error"
+                break
+            checked, t_checked = state, t
             status = plan.stop(state, budget)
         if status is not None:
             break
@@ -326,6 +370,13 @@ class IterationPlan:
         step). It reads the stored arrays only, one pass over memory: no product with the data, no certificate
         (``snapshot`` may compute those, so it is not used here)."""
         return _all_finite(state)
+
+    def device_finite(self, state) -> bool:
+        """Whether the state's arrays on an array-API device (torch, CuPy, array-api-strict) are finite: the run
+        loop calls it only where it checks the stop rule (every ``check_every`` iterations), so a step never
+        synchronises a device; a non-finite state there ends the run with ``solver_error`` and the last checked
+        iterate. NumPy states answer ``True`` at once (:meth:`finite` already checked them)."""
+        return _device_finite(state)
 
     def solution(self, state, status) -> Solution:
         raise NotImplementedError

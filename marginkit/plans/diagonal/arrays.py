@@ -104,7 +104,7 @@ def read_out(bk, st) -> dict:
 
 
 def finite(bk, st) -> bool:
-    """The run loop's guard for a state on the device: ``u`` and ``s`` finite (one scalar to the host; ``w`` follows
+    """The run loop's guard for a state on dask: ``u`` and ``s`` finite (one scalar to the driver; ``w`` follows
     from them, and a NumPy ``w`` of a dask run is also checked)."""
     total = bk.float(bk.xp.sum(st.u) + bk.xp.sum(st.s))
     return math.isfinite(total) and (not isinstance(st.w, np.ndarray) or bool(np.isfinite(st.w).all()))

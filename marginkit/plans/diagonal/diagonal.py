@@ -287,8 +287,10 @@ class HingeDualSteps:
             return hinge_dual_step(u, s, self.gamma, inv_lam)
         return arrays.dual_step(self.bk, u, s, self.gamma, inv_lam)
 
-    def finite(self, st) -> bool:   # the run loop's guard; on a device one scalar comes to the host
-        return super().finite(st) if self.on_host else arrays.finite(self.bk, st)
+    def finite(self, st) -> bool:
+        """The run loop's guard after every step: NumPy arrays here; on dask one scalar reaches the driver; on an
+        array-API device nothing (the run loop checks device arrays where it checks the stop rule)."""
+        return arrays.finite(self.bk, st) if self.bk.kind == "dask" else super().finite(st)
 
     def snapshot(self, st):
         return self.bk.host(st.w) if not self.on_host else None if st.w is None else st.w.copy()
