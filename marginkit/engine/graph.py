@@ -51,8 +51,7 @@ def _walk(problem: Problem, max_depth: int = 3) -> Iterator[Chain]:
     frontier, seen = [start], {problem.form}
     yield start
     backend = getattr(problem, "backend", None)
-    if backend is not None and not backend.on_host:
-        return   # the reductions build NumPy problems: data of another library is solved in its own form only
+    foreign = backend is not None and not backend.on_host
     for _ in range(max_depth):
         nxt = []
         for chain in frontier:
@@ -61,6 +60,8 @@ def _walk(problem: Problem, max_depth: int = 3) -> Iterator[Chain]:
                 continue
             for _, target, data in GRAPH.out_edges(form, data=True):
                 red = data["reduction"]
+                if foreign and backend.kind not in getattr(red, "keeps_data", ()):
+                    continue   # the other reductions build NumPy problems: data elsewhere stays in its own form
                 ok, _ = red.accepts(chain.reduced)
                 if not ok or target in seen:
                     continue

@@ -68,6 +68,8 @@ class MaxMarginToMinNorm(Reduction):
     # only the methods whose limit is the min-norm point cross this edge: mirror-descent on the squared
     # hinge stops at some separator, not the max-margin one (the contract does not list it for MaxMargin)
     methods = ("cvxpy", "dykstra", "dykstra-accelerated")
+    # the reduced problem shares X and y where they live (no host copy): followed on dask data too
+    keeps_data = ("dask",)
 
     def accepts(self, problem):
         if problem.bias:

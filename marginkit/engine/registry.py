@@ -279,13 +279,15 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
                converges_to='the min-ψ feasible point θ* (RB eq. 2)',
                rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
-               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra')),
+               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'),
+               arrays=("numpy", "dask")),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2 (cocoa_margin.py)
     MethodCard('dykstra-accelerated', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
                paper='Raj & Bach (2021)',
                algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
                converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
                rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
-               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated')),
+               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'),
+               arrays=("numpy", "dask")),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2 (cocoa_margin.py)
     MethodCard('mirror-descent', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
                paper='Raj & Bach (2021)',
                algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',

@@ -63,9 +63,9 @@ class MinNormFeasibility(_LabelledData):
         if constraint not in ("margin", "interpolation"):
             raise ProblemError(f"constraint must be 'margin' or 'interpolation'; got {constraint!r}")
         self._set_data(X, y, labels="binary" if constraint == "margin" else "real")
-        if not self.backend.on_host:
-            raise ProblemError(f"MinNormFeasibility runs on NumPy/SciPy data only so far (its methods are coordinate "
-                               f"methods); X is {self.backend.describe()}: convert it with np.asarray(X)")
+        if self.backend.kind == "array-api":
+            raise ProblemError(f"MinNormFeasibility runs on NumPy/SciPy or dask data only so far (its methods are "
+                               f"coordinate methods); X is {self.backend.describe()}: convert it with np.asarray(X)")
         p = check_positive(p, "p")
         if p <= 1:
             raise ProblemError(f"p must be > 1 (½||·||_p² is not strictly convex for p <= 1); got {p}")
@@ -91,7 +91,7 @@ class MinNormFeasibility(_LabelledData):
         r = self.scores(w)
         if self.constraint == "interpolation":
             return float(np.max(np.abs(r - self.y)))
-        return float(max(0.0, np.max(1.0 - self.y * r)))
+        return max(0.0, self.backend.float(self.backend.xp.max(1.0 - self.y * r)))
 
     def _value_fields(self, out, sol, f, nw):
         out["value"] = self.objective(out["w"])

@@ -287,9 +287,7 @@ class HingeDualSteps:
             return hinge_dual_step(u, s, self.gamma, inv_lam)
         return arrays.dual_step(self.bk, u, s, self.gamma, inv_lam)
 
-    def finite(self, st) -> bool:
-        """The run loop's guard after every step: NumPy arrays here; on dask one scalar reaches the driver; on an
-        array-API device nothing (the run loop checks device arrays where it checks the stop rule)."""
+    def finite(self, st) -> bool:   # per step: on dask one scalar; device arrays are checked at the stop checks
         return arrays.finite(self.bk, st) if self.bk.kind == "dask" else super().finite(st)
 
     def snapshot(self, st):

@@ -121,8 +121,9 @@ def local_round(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, shrinking, 
     m = int(index.shape[0])
     sums = np.array([b.sum(), v @ v])
     state = np.array([seed], dtype=np.uint64)
-    out = fn(*rows, yb, box_b, np.ascontiguousarray(qb, dtype=np.float64), b, v, index, m, np.inf, -np.inf, state,
-             0.0, max(int(epochs) * m, 1), bool(shrinking), sums, 0.0)
+    with np.errstate(invalid="ignore"):   # an infinite box (cocoa_margin.py): the round's gap estimate is inf·0
+        out = fn(*rows, yb, box_b, np.ascontiguousarray(qb, dtype=np.float64), b, v, index, m, np.inf, -np.inf,
+                 state, 0.0, max(int(epochs) * m, 1), bool(shrinking), sums, 0.0)
     visits, ran = out[5], out[4]
     a_new = np.clip(ab + gamma * (b / sigma - ab), 0.0, boxb)
     dw = _block_rmatvec(Xb, yb * (a_new - ab))
@@ -179,6 +180,12 @@ class CoCoAPlus(DualityGapPlan):
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
                                        "shrinking": [Boolean()], "backend": [BACKEND]}
 
+    # the block functions of a round (module level: they pickle by reference); the margin form of ``dykstra`` and
+    # ``dykstra-accelerated`` (:mod:`.cocoa_margin`) swaps them and the three hooks below
+    local_fn = staticmethod(local_round)
+    cert_fn = staticmethod(block_certificate)
+    State = CoCoAState
+
     def __init__(self, form, config=None, *, rounds=None, **binding):
         if rounds is None:
             raise ProblemError("CoCoAPlus is compiled through solve/compile(problem, 'dual-cd') on dask data")
@@ -233,9 +240,17 @@ class CoCoAPlus(DualityGapPlan):
         """``P(w)``, ``D(a)`` into ``st`` from two scalars per block (module docstring, certificate)."""
         ab = st.a.to_delayed().ravel()
         Xb, yb, boxb, _ = self.blocks()
-        parts = [dask.delayed(block_certificate, pure=False)(x, a, y, c, st.w)
+        parts = [dask.delayed(self.cert_fn, pure=False)(x, a, y, c, st.w)
                  for x, a, y, c in zip(Xb, ab, yb, boxb)]
-        self.store(st, np.sum(dask.compute(*parts), axis=0))
+        self.store(st, self.combine(dask.compute(*parts)))
+
+    def combine(self, parts):
+        """The blocks' certificate replies combined on the driver (here: summed, in block order)."""
+        return np.sum(parts, axis=0)
+
+    def local_options(self) -> tuple:
+        """The arguments of :attr:`local_fn` after the block's seed."""
+        return self.sigma, self.gamma, self.local_epochs, self.shrinking, self.rounds
 
     def store(self, st, sums) -> None:
         """``P(w) = ½||w||² + Σ C_i hinge_i`` and ``D(a) = Σ a_i − ½||w||²`` from the blocks' sums."""
@@ -264,21 +279,21 @@ class CoCoAPlus(DualityGapPlan):
         ab = st.a.to_delayed().ravel()
         Xb, yb, boxb, qb = self.blocks()
         wd = dask.delayed(st.w, pure=False)   # one key: sent once to each worker that needs it
-        replies = [dask.delayed(local_round, nout=2, pure=False)(
-            x, a, y, c, q, wd, int(s), self.sigma, self.gamma, self.local_epochs, self.shrinking, self.rounds)
-            for x, a, y, c, q, s in zip(Xb, ab, yb, boxb, qb, seeds)]
+        opts = self.local_options()
+        replies = [dask.delayed(self.local_fn, nout=2, pure=False)(x, a, y, c, q, wd, int(s), *opts)
+                   for x, a, y, c, q, s in zip(Xb, ab, yb, boxb, qb, seeds)]
         a_parts = [r[0] for r in replies]
         total = dask.delayed(reduce_step, pure=False)(wd, *[r[1] for r in replies])
         w_new = total[0]
-        certs = [dask.delayed(block_certificate, pure=False)(x, a, y, c, w_new)
+        certs = [dask.delayed(self.cert_fn, pure=False)(x, a, y, c, w_new)
                  for x, a, y, c in zip(Xb, a_parts, yb, boxb)]
         a_new = da.concatenate([da.from_delayed(a, (m,), dtype=np.float64, meta=np.empty(0))
                                 for a, m in zip(a_parts, self.row_chunks)])
         a_new, total, *certs = dask.persist(a_new, total, *certs)   # a stays where it was computed
         (w, info), *certs = dask.compute(total, *certs)              # w, 2 counters and 2K scalars to the driver
-        nxt = CoCoAState(t=st.t + 1, a=a_new, w=w, root=st.root, visits=st.visits + int(info[0]),
+        nxt = self.State(t=st.t + 1, a=a_new, w=w, root=st.root, visits=st.visits + int(info[0]),
                          epochs=st.epochs + float(info[1]) / self.K)
-        self.store(nxt, np.sum(certs, axis=0))
+        self.store(nxt, self.combine(certs))
         return nxt
 
     def measure(self, st) -> dict:

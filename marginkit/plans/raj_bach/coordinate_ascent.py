@@ -110,6 +110,15 @@ class DualCoordinatePlan(IterationPlan):
     default_tol = 1e-6
     log_columns = ("objective", "dual_objective", "duality_gap", "max_violation")
 
+    @classmethod
+    def compile(cls, form, options: dict, method: str | None = None, **binding):
+        """On a row-chunked dask ``X`` the plan is CoCoA+ (:mod:`.cocoa_margin`: this family's coordinate update
+        on every row chunk, margins with p = 2); elsewhere this plan."""
+        if getattr(getattr(form, "backend", None), "kind", "numpy") == "dask":
+            from .cocoa_margin import cocoa_plan   # imports dask: only for dask data
+            return cocoa_plan(cls.name).compile(form, options, method=method or cls.name, **binding)
+        return super().compile(form, options, method=method, **binding)
+
     def setup(self):
         form = self.form
         self.p = float(form.p)
