@@ -219,19 +219,19 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)',
                converges_to="a strictly separating hyperplane (stop='early'); the residual v_D of (5) (stop='tol')",
                rate='separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)',
-               tolerance=0.0, requires=(), tags=('fista', 'accelerated')),
+               tolerance=0.0, requires=(), tags=('fista', 'accelerated'), arrays=("numpy", "array-api")),
     MethodCard('pdhg', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPPdhg',
                paper='Hough & Vavasis (2025)',
                algorithm='PDHG (29) on {𝒜x = b, x ∈ 𝒞} (App. A), test (28) on the dual displacement',
                converges_to='a strictly separating hyperplane (the displacement y_k − y_{k+1} -> v_D, Thm 2.1)',
                rate='O(1/k) (no iteration bound is proved for the separator)',
-               tolerance=0.0, requires=(), tags=('fista', 'primal-dual')),
+               tolerance=0.0, requires=(), tags=('fista', 'primal-dual'), arrays=("numpy", "array-api")),
     MethodCard('cvxpy', 'EllipsoidSeparation', 'marginkit.reference.conic:EllipsoidSeparationReference',
                paper='CVXPY reference',
                algorithm='interior point (Clarabel/ECOS) or SCS',
                converges_to='certified optimum',
                rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
+               tolerance=1e-06, requires=(), tags=('reference',), arrays=("numpy", "array-api")),  # host copy
     MethodCard('fista', 'PerturbedSVMDual', 'marginkit.plans.hough_vavasis.svm_dual:PerturbedDualFista',
                paper='Hough & Vavasis (2025)',
                algorithm='V-FISTA on the perturbed dual (15), early stopping of §4.2 (guarded stall rule), offset by bisection (27)',
@@ -299,7 +299,8 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='interior point (Clarabel/ECOS) or SCS',
                converges_to='certified optimum',
                rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
+               tolerance=1e-06, requires=(), tags=('reference',),
+               arrays=("numpy", "dask")),   # on a host copy; MinNormFeasibility refuses array-API data at construction
 )
 
 REDUCTIONS: tuple[ReductionCard, ...] = (

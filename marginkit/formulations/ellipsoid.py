@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.validation import ProblemError, check_matrix
+from ..core.backend import NUMPY, ArrayAPIBackend, is_dask, is_foreign
+from ..core.validation import ProblemError, check_foreign_matrix, check_matrix
 from ..operators.ellipsoids import esp_operator
 from .base import Problem
 
@@ -41,20 +42,107 @@ def _check_ellipsoids(centers, shapes, cname, sname, d=None):
     return C, S
 
 
+_ARGS = ("centers_c", "shapes_c", "centers_d", "shapes_d")
+
+
+def _kind(a) -> str:
+    return f"{type(a).__module__}.{type(a).__name__}"
+
+
+def _check_foreign_ellipsoids(args):
+    """The four ellipsoid arrays of one array-API library (torch, CuPy, array-api-strict) on one device, validated
+    where they live (issue 13): shapes and dtypes from the metadata, finiteness as one boolean per array (the
+    centres through :func:`~marginkit.core.validation.check_foreign_matrix`, as for ``X``). Returns the arrays
+    (integer data cast to float64, mixed floating dtypes to their common type; the user's arrays are not copied
+    and never written) and the backend. A dask array or a mix of libraries or devices is a ``ProblemError``."""
+    for name, a in zip(_ARGS, args):
+        if is_dask(a):
+            raise ProblemError(f"{name} is a dask array: ellipsoids are not row-chunked samples, the ESP plans need every "
+                               f"ellipsoid at each step; compute it ({name} = {name}.compute()) or pass arrays of one "
+                               "array-API library (NumPy, torch, CuPy)")
+    lead = next(i for i, a in enumerate(args) if is_foreign(a))
+    import array_api_compat as aac
+    try:
+        xp = aac.array_namespace(args[lead])
+    except TypeError:
+        raise ProblemError(f"{_ARGS[lead]} is a {_kind(args[lead])}, which is neither NumPy nor an array-API array: "
+                           f"convert it with np.asarray({_ARGS[lead]})") from None
+    dev = aac.device(args[lead])
+    for name, a in zip(_ARGS, args):
+        try:
+            axp = aac.array_namespace(a) if is_foreign(a) else None
+        except TypeError:
+            axp = None
+        if axp is not xp:
+            raise ProblemError(f"{name} is a {_kind(a)} but {_ARGS[lead]} is a {_kind(args[lead])}: pass the four "
+                               f"ellipsoid arrays in one library and on one device (move {name} there, for example "
+                               f"xp.asarray({name}, device={_ARGS[lead]}.device))")
+        if aac.device(a) != dev:
+            raise ProblemError(f"{name} is on device {aac.device(a)} but {_ARGS[lead]} is on {dev}: move {name} to "
+                               f"{_ARGS[lead]}'s device")
+    out = [check_foreign_matrix(a, name) if i % 2 == 0 else _check_foreign_shapes(a, name, xp)
+           for i, (name, a) in enumerate(zip(_ARGS, args))]
+    Cc, Sc, Cd, Sd = out
+    for (C, S, cname, sname) in ((Cc, Sc, "centers_c", "shapes_c"), (Cd, Sd, "centers_d", "shapes_d")):
+        _check_shape_dims(tuple(C.shape), tuple(S.shape), cname, sname, d=Cc.shape[1] if cname == "centers_d" else None)
+    dtype = xp.result_type(*(a.dtype for a in out))
+    out = [a if a.dtype == dtype else xp.astype(a, dtype) for a in out]
+    return out, ArrayAPIBackend(out[0])
+
+
+def _check_foreign_shapes(S, name, xp):
+    if len(S.shape) not in (2, 3):
+        raise ProblemError(f"{name} must be (k, d, d) dense or (k, d) diagonal; got shape {tuple(S.shape)}")
+    if xp.isdtype(S.dtype, "complex floating"):
+        raise ProblemError(f"{name} must be real; got complex values")
+    if not xp.isdtype(S.dtype, "real floating"):
+        if not xp.isdtype(S.dtype, ("integral", "bool")):
+            raise ProblemError(f"{name} must be numeric; got dtype {S.dtype}")
+        S = xp.astype(S, xp.float64)
+    if not bool(xp.all(xp.isfinite(S))):
+        raise ProblemError(f"{name} contains NaN or inf")
+    return S
+
+
+def _check_shape_dims(cshape, sshape, cname, sname, d=None):
+    """The shape checks of :func:`_check_ellipsoids` on metadata only (arrays of another library)."""
+    k, dim = cshape
+    if d is not None and dim != d:
+        raise ProblemError(f"{cname} has dimension {dim} but the other class has dimension {d}")
+    if len(sshape) == 2 and sshape != (k, dim):
+        raise ProblemError(f"{sname} (diagonal shapes) must have shape {(k, dim)}; got {sshape}")
+    if len(sshape) == 3:
+        if sshape[1] != sshape[2]:
+            raise ProblemError(f"{sname} must hold square (d, d) matrices; got {sshape[1:]} ")
+        if sshape != (k, dim, dim):
+            raise ProblemError(f"{sname} must have shape {(k, dim, dim)}; got {sshape}")
+
+
 class EllipsoidSeparation(Problem):
     """Strictly separate ellipsoids ``c_i + A_i·B`` from ``d_i + B_i·B`` by a hyperplane (an SOCP).
 
     Shapes are dense ``(k, d, d)`` or diagonal ``(k, d)``; singular shapes are valid (flat ellipsoids,
     points). The result's ``wᵀz + b`` is negative on every C-ellipsoid and positive on every D-ellipsoid.
+
+    The four arrays may be NumPy (copied to read-only float64) or of one other array-API library on one device
+    (torch, CuPy, array-api-strict; issue 13): they are then kept where they live (``problem.backend``), the
+    ``fista``/``pdhg`` plans compute there and return ``w`` there, and the CVXPY reference solves
+    :meth:`to_host`'s NumPy copy.
     """
 
     form = "EllipsoidSeparation"
     is_classification = False
+    backend = NUMPY   # where the ellipsoids live (core/backend.py); set per problem for other array libraries
 
     def __init__(self, centers_c: ArrayLike, shapes_c: ArrayLike, centers_d: ArrayLike,
                  shapes_d: ArrayLike) -> None:
-        Cc, Sc = _check_ellipsoids(centers_c, shapes_c, "centers_c", "shapes_c")
-        Cd, Sd = _check_ellipsoids(centers_d, shapes_d, "centers_d", "shapes_d", d=Cc.shape[1])
+        args = (centers_c, shapes_c, centers_d, shapes_d)
+        if any(is_foreign(a) for a in args):   # torch, CuPy, array-api-strict (dask is refused by name)
+            (Cc, Sc, Cd, Sd), backend = _check_foreign_ellipsoids(args)
+            object.__setattr__(self, "backend", backend)
+        else:
+            Cc, Sc = _check_ellipsoids(centers_c, shapes_c, "centers_c", "shapes_c")
+            Cd, Sd = _check_ellipsoids(centers_d, shapes_d, "centers_d", "shapes_d", d=Cc.shape[1])
         if (Sc.ndim == 2) != (Sd.ndim == 2):
             raise ProblemError("shapes_c and shapes_d must both be dense (k, d, d) or both diagonal (k, d)")
         object.__setattr__(self, "centers_c", Cc)
@@ -63,6 +151,17 @@ class EllipsoidSeparation(Problem):
         object.__setattr__(self, "shapes_d", Sd)
         object.__setattr__(self, "diagonal", Sc.ndim == 2)
         self._freeze()
+
+    def to_host(self) -> "EllipsoidSeparation":
+        """The same problem on NumPy copies of the ellipsoids (itself when they are NumPy): what the CVXPY reference
+        solves when they live in another library (``Result.info["host_copy"]`` says so)."""
+        bk = self.backend
+        if bk.on_host:
+            return self
+        if "host_problem" not in self._cache:
+            self._cache["host_problem"] = EllipsoidSeparation(
+                *(bk.host(a) for a in (self.centers_c, self.shapes_c, self.centers_d, self.shapes_d)))
+        return self._cache["host_problem"]
 
     @property
     def d(self) -> int:
@@ -73,7 +172,19 @@ class EllipsoidSeparation(Problem):
         return (self.centers_c.shape[0], self.centers_d.shape[0], self.d)
 
     def support_values(self, w):
-        """``(max over each C_i of wᵀz, min over each D_i of wᵀz)`` by Lemma 2.1."""
+        """``(max over each C_i of wᵀz, min over each D_i of wᵀz)`` by Lemma 2.1 (NumPy vectors; on another
+        array library they are computed where the ellipsoids live and only the two k-vectors come to the host)."""
+        bk = self.backend
+        if not bk.on_host:
+            xp = bk.xp
+            w = w if is_foreign(w) else bk.asarray_d(w)
+            if self.diagonal:
+                rc = xp.linalg.vector_norm(self.shapes_c * w, axis=1)
+                rd = xp.linalg.vector_norm(self.shapes_d * w, axis=1)
+            else:   # w @ S: the rows S_iᵀw
+                rc = xp.linalg.vector_norm(w @ self.shapes_c, axis=1)
+                rd = xp.linalg.vector_norm(w @ self.shapes_d, axis=1)
+            return bk.host(self.centers_c @ w + rc), bk.host(self.centers_d @ w - rd)
         w = np.asarray(w, float)
         if self.diagonal:
             rc = np.linalg.norm(self.shapes_c * w, axis=1)
@@ -112,12 +223,13 @@ class EllipsoidSeparation(Problem):
             info.update(separated_c=np.zeros(self.shape[0], bool), separated_d=np.zeros(self.shape[1], bool),
                         separates_all=False)
             return out
-        w, b = np.asarray(sol.w, float), float(sol.b)
+        # a w of another array library stays there (the user's namespace); the checks below pull two k-vectors
+        w, b = (np.asarray(sol.w, float) if self.backend.on_host else sol.w), float(sol.b)
         hi_c, lo_d = self.support_values(w)
         sep_c, sep_d = hi_c + b < 0, lo_d + b > 0
         ok = bool(sep_c.all() and sep_d.all())
         info.update(separated_c=sep_c, separated_d=sep_d, separates_all=ok)
-        nw = float(np.linalg.norm(w))
+        nw = self.backend.norm(w)
         out.update(w=w, b=b, margin=min(float(-(hi_c + b).max()), float((lo_d + b).min())) / nw if nw > 0 else 0.0)
         if sol.status == "optimal" and not ok:
             out["status"] = "optimal_inaccurate"

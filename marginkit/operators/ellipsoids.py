@@ -171,10 +171,158 @@ class ESPOperator:
         return 0.5 * (s + t) ** 2 / nv2 if (s + t > 0 and nv2 > 0) else 0.0
 
 
+def project_soc_rows_xp(X, xp):
+    """:func:`~marginkit.operators.projections.project_soc_rows` (every row ``(λ, p)`` onto ``{||p|| <= λ}``, Beck
+    Example 6.37) in the array API: the three cases (inside, polar, outside) by ``xp.where``, no boolean-mask
+    assignment, no synchronisation; the same arithmetic as the NumPy version (``β = (||p|| + λ)/2``, ``p·β/||p||``)."""
+    lam, P = X[:, 0], X[:, 1:]
+    a = xp.sqrt(xp.sum(P * P, axis=1))
+    polar = a <= -lam
+    outside = xp.logical_and(a > lam, xp.logical_not(polar))
+    zero, one = xp.zeros_like(lam), xp.ones_like(lam)
+    beta = 0.5 * (a + lam)
+    scale = xp.where(outside, beta / xp.where(outside, a, one), one)
+    scale = xp.where(polar, zero, scale)
+    lam_new = xp.where(polar, zero, xp.where(outside, beta, lam))
+    return xp.concat([xp.reshape(lam_new, (-1, 1)), P * xp.reshape(scale, (-1, 1))], axis=1)
+
+
+class DeviceESPOperator(ESPOperator):
+    """:class:`ESPOperator` for ellipsoids of another array-API library (torch, CuPy, array-api-strict; issue 13):
+    the normalised data, the dual blocks ``xc``/``xd``, ``𝒜x`` and every product stay in that namespace and on that
+    device (``xp`` only). Scalars come to the host only where a caller needs a number (``alpha`` at setup; test
+    (28), the hyperplane, ``f(x)`` and the lower bound at a stop or at the end of a run), each as ONE small host copy.
+    ``||𝒜||²`` is Lanczos on ``v ↦ 𝒜𝒜ᵀv`` with the ``(d+2)``-vector moved to the device and back per product
+    (setup only; the same rule as on NumPy, so the same step up to rounding)."""
+
+    def __init__(self, problem):
+        bk = problem.backend
+        xp = bk.xp
+        self.bk, self.xp = bk, xp
+        self.diagonal = problem.diagonal
+        raw = (problem.centers_c, problem.shapes_c, problem.centers_d, problem.shapes_d)
+
+        def spec(S):
+            if self.diagonal:
+                return xp.max(xp.abs(S))
+            return xp.max(xp.linalg.matrix_norm(S, ord=2))
+        tops = bk.host(xp.stack([xp.max(xp.linalg.vector_norm(raw[0], axis=1)), spec(raw[1]),
+                                 xp.max(xp.linalg.vector_norm(raw[2], axis=1)), spec(raw[3])]))
+        alpha = float(np.max(tops))
+        self.alpha = alpha if alpha > 0 else 1.0
+        self.c, self.A, self.dc, self.B = (a / self.alpha for a in raw)
+        self.j, self.d = self.c.shape
+        self.l = self.dc.shape[0]
+        self.b = bk.asarray_d(np.concatenate([[1.0, 1.0], np.zeros(self.d)]))
+        self._L = None
+        self.A2, self.B2 = (self.A ** 2, self.B ** 2) if self.diagonal else (None, None)
+
+    def _shape_T(self, S, w):
+        return S * w if self.diagonal else w @ S          # rows S_iᵀw
+
+    def _shape_sum(self, S, P):
+        xp = self.xp
+        if self.diagonal:
+            return xp.sum(S * P, axis=0)
+        return xp.sum((S @ xp.reshape(P, (P.shape[0], P.shape[1], 1)))[:, :, 0], axis=0)
+
+    def forward(self, xc, xd):
+        xp = self.xp
+        lam, mu = xc[:, 0], xd[:, 0]
+        w = lam @ self.c + self._shape_sum(self.A, xc[:, 1:]) - mu @ self.dc + self._shape_sum(self.B, xd[:, 1:])
+        return xp.concat([xp.stack([xp.sum(lam), xp.sum(mu)]), w])
+
+    def adjoint(self, v):
+        xp = self.xp
+        s, t, w = v[0], v[1], v[2:]
+        rc = xp.concat([xp.reshape(s + self.c @ w, (-1, 1)), self._shape_T(self.A, w)], axis=1)
+        rd = xp.concat([xp.reshape(t - self.dc @ w, (-1, 1)), self._shape_T(self.B, w)], axis=1)
+        return rc, rd
+
+    def zeros(self):
+        bk = self.bk
+        return (self.xp.zeros((self.j, self.d + 1), dtype=bk.dtype, device=bk.device),
+                self.xp.zeros((self.l, self.d + 1), dtype=bk.dtype, device=bk.device))
+
+    def gram(self) -> np.ndarray:
+        """``G = 𝒜𝒜ᵀ`` on the host: the ``d×d`` block is formed on the device and copied once."""
+        xp, d = self.xp, self.d
+        block = self.c.T @ self.c + self.dc.T @ self.dc
+        if self.diagonal:
+            extra = xp.sum(self.A2, axis=0) + xp.sum(self.B2, axis=0)
+            block = block + extra * xp.eye(d, dtype=block.dtype, device=self.bk.device)
+        else:
+            for S in (self.A, self.B):   # Σ_k S_k S_kᵀ = P Pᵀ with P = [S_1 ... S_k] (d × kd)
+                P = xp.reshape(xp.permute_dims(S, (1, 0, 2)), (d, -1))
+                block = block + P @ P.T
+        host = self.bk.host
+        G = np.zeros((d + 2, d + 2))
+        G[0, 0], G[1, 1] = self.j, self.l
+        sc, sd = host(xp.sum(self.c, axis=0)), host(xp.sum(self.dc, axis=0))
+        G[0, 2:] = G[2:, 0] = sc
+        G[1, 2:] = G[2:, 1] = -sd
+        G[2:, 2:] = host(block)
+        return G
+
+    def _gram_operator(self):
+        bk, k = self.bk, self.d + 2
+
+        def mv(v):
+            return bk.host(self.forward(*self.adjoint(bk.asarray_d(np.ravel(v)))))
+        return spla.LinearOperator((k, k), dtype=float, matvec=mv), mv
+
+    def support(self, w):
+        xp = self.xp
+        if self.diagonal:
+            w2 = w * w
+            return (self.c @ w, xp.sqrt(xp.clip(self.A2 @ w2, min=0.0)),
+                    self.dc @ w, xp.sqrt(xp.clip(self.B2 @ w2, min=0.0)))
+        return (self.c @ w, xp.linalg.vector_norm(self._shape_T(self.A, w), axis=1),
+                self.dc @ w, xp.linalg.vector_norm(self._shape_T(self.B, w), axis=1))
+
+    def _host_scalars(self, *values) -> list:
+        """0-d device values as Python floats, by one host copy (one synchronisation)."""
+        return [float(x) for x in self.bk.host(self.xp.stack(list(values)))]
+
+    def test28(self, v):
+        xp = self.xp
+        cw, rc, dw, rd = self.support(v[2:])
+        m, hi1, lo1, lo2, hi2 = self._host_scalars(0.5 * (v[1] - v[0]), xp.max(cw + rc), xp.min(dw - rd),
+                                                    xp.min(cw - rc), xp.max(dw + rd))
+        m1c, m1d = m - hi1, lo1 - m
+        if m1c > 0 and m1d > 0:
+            return 1, m1c, m1d
+        m2c, m2d = lo2 - m, m - hi2
+        if m2c > 0 and m2d > 0:
+            return 2, m2c, m2d
+        return 0, m1c, m1d
+
+    def hyperplane(self, v, branch):
+        w = v[2:]
+        nw, m = self._host_scalars(self.xp.linalg.vector_norm(w), 0.5 * (v[1] - v[0]))
+        sign = 1.0 if branch == 1 else -1.0
+        return sign * w / nw, -sign * self.alpha * m / nw
+
+    def objective(self, xc, xd) -> float:
+        r = self.forward(xc, xd) - self.b
+        return 0.5 * self.bk.float(self.xp.sum(r * r))
+
+    def lower_bound(self, v) -> float:
+        xp = self.xp
+        w = v[2:]
+        cw, rc, dw, rd = self.support(w)
+        v0, sc, v1, td, ww = self._host_scalars(v[0], xp.min(-cw - rc), v[1], xp.min(dw - rd), xp.sum(w * w))
+        s, t = min(v0, sc), min(v1, td)
+        nv2 = s * s + t * t + ww
+        return 0.5 * (s + t) ** 2 / nv2 if (s + t > 0 and nv2 > 0) else 0.0
+
+
 def esp_operator(problem) -> ESPOperator:
-    """The normalised operator of an ESP problem, cached on the (immutable) problem."""
+    """The normalised operator of an ESP problem, cached on the (immutable) problem (:class:`DeviceESPOperator` when
+    the ellipsoids live in another array-API library)."""
     if "esp_operator" not in problem._cache:
-        problem._cache["esp_operator"] = ESPOperator(problem)
+        on_host = getattr(problem, "backend", None) is None or problem.backend.on_host
+        problem._cache["esp_operator"] = (ESPOperator if on_host else DeviceESPOperator)(problem)
     return problem._cache["esp_operator"]
 
 

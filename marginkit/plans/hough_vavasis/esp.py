@@ -18,6 +18,15 @@ Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3, §2.1–2.5 and th
   residual ``v_D = 0`` of Theorem 2.2 speaks of, made exact.
 
 Paper symbols: the FISTA momentum scalar is ``theta`` (the paper's ``t_k`` of §4.1, digest §0).
+
+Where the ellipsoids live (issue 13): on ellipsoids of another array-API library (torch, CuPy, array-api-strict) both
+plans keep the dual blocks ``x_c``, ``x_d``, ``𝒜x``, FISTA's ``y`` and PDHG's ``y_k`` and displacement in that namespace
+and on that device (:class:`~marginkit.operators.ellipsoids.DeviceESPOperator`, the SOC projection by ``xp.where``);
+a step never synchronises (the gradient-mapping norm is a 0-d device array, ``θ`` a Python number). Scalars reach
+the host in ``stop``/``measure``/``solution`` only (test (28), ``||v_k||``, ``f``), each as one small copy; ``||𝒜||²``
+is Lanczos at setup with a ``(d+2)``-vector copied per product; the intersection proof and Theorem 2.4's bound run
+on host copies (:meth:`~marginkit.EllipsoidSeparation.to_host`), as the CVXPY reference does. ``Result.w`` and the
+dual blocks come back in the user's namespace (``Result.to_numpy()`` gives host copies).
 """
 from __future__ import annotations
 
@@ -26,12 +35,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...core.backend import NUMPY
 from ...core.params import Boolean, Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
-from ...operators.ellipsoids import esp_operator, iteration_bounds
+from ...operators.ellipsoids import esp_operator, iteration_bounds, project_soc_rows_xp
 from ...operators.projections import project_soc_rows
 from ..common.fista import Momentum, MomentumRule, Point, fista_step
 from ..common.margin import data_cached
@@ -134,8 +144,22 @@ class _ESPPlan(IterationPlan):
     log_columns = ("residual", "objective", "gradient_mapping")
 
     def setup(self):
+        self.bk = bk = getattr(self.form, "backend", NUMPY)   # where the ellipsoids live (core/backend.py)
+        self.dev = not bk.on_host
         self.op = esp_operator(self.form)
         self.L = self.op.lipschitz()
+        self.project = (lambda X: project_soc_rows_xp(X, bk.xp)) if self.dev else project_soc_rows
+
+    def step_norm(self, a: Point, b: Point):
+        """``||a − b||`` over both blocks: a float on NumPy, a 0-d array on a device (read by ``bk.float`` at a stop)."""
+        if not self.dev:
+            return _step_norm(a, b)
+        xp = self.bk.xp
+        (ac, ad), (bc, bd) = a.blocks, b.blocks
+        return xp.sqrt(xp.sum((ac - bc) ** 2) + xp.sum((ad - bd) ** 2))
+
+    def copy(self, a):
+        return self.bk.xp.asarray(a, copy=True) if self.dev else a.copy()
 
     def point(self, xc, xd) -> Point:
         return Point((xc, xd), (self.op.forward(xc, xd),))
@@ -157,9 +181,14 @@ class _ESPPlan(IterationPlan):
         if not ok:
             raise ProblemError(f"warm_start must be a Result of an ESP method or a pair of arrays of shapes "
                                f"{shapes[0]} and {shapes[1]}")
+        if self.dev:   # projected on the host (as on NumPy), then placed on the device
+            xc, xd = (a if isinstance(a, np.ndarray) or not hasattr(a, "shape") else self.bk.host(a) for a in (xc, xd))
         xc, xd = (parse_warm_start(a, s[0] * s[1], attr=key).reshape(s)
                   for a, s, key in ((xc, shapes[0], "x_c"), (xd, shapes[1], "x_d")))
-        return self.point(project_soc_rows(xc), project_soc_rows(xd))
+        xc, xd = project_soc_rows(xc), project_soc_rows(xd)
+        if self.dev:
+            xc, xd = self.bk.asarray_d(xc), self.bk.asarray_d(xd)
+        return self.point(xc, xd)
 
     def residual(self, st) -> np.ndarray:
         """``v_k = (s_k, t_k, w_k) = b − 𝒜x_k`` (normalised data)."""
@@ -167,10 +196,14 @@ class _ESPPlan(IterationPlan):
 
     def measure(self, st) -> dict:
         v = self.residual(st)
+        if self.dev:
+            xp = self.bk.xp
+            r, vv = self.op._host_scalars(xp.linalg.vector_norm(v), xp.sum(v * v))
+            return {"residual": r, "objective": 0.5 * vv, "gradient_mapping": self.bk.float(st.grad_map)}
         return {"residual": float(np.linalg.norm(v)), "objective": 0.5 * float(v @ v), "gradient_mapping": st.grad_map}
 
     def snapshot(self, st):
-        w = self.residual(st)[2:]
+        w = self.bk.host(self.residual(st)[2:])   # a host copy on a device (what the trace probes read)
         nw = np.linalg.norm(w)
         return w / nw if nw > 0 else w.copy()
 
@@ -183,27 +216,30 @@ class _ESPPlan(IterationPlan):
         """``δ_𝒜 <= 3||v_D|| <= 3||v_k|| <= tol`` (Theorem 2.3; ``v_k ∈ b − 𝒜(𝒞)`` and ``v_D`` is its least-norm
         element): ``infeasible`` with the proof of :func:`intersection_proof` (computed once per problem), else
         ``infeasible_inaccurate``; None while ``3||v_k|| > tol``."""
-        if not 3.0 * float(np.linalg.norm(self.residual(st))) <= tol:
+        if not 3.0 * self.bk.norm(self.residual(st)) <= tol:
             return None
         return "infeasible" if self.proof() is not None else "infeasible_inaccurate"
 
     def proof(self):
-        return data_cached(self.form, "esp_intersection_proof", lambda: intersection_proof(self.op))
+        """The intersection proof, once per problem (on a host copy of device data: an LP after the run)."""
+        op = esp_operator(self.form.to_host()) if self.dev else self.op
+        return data_cached(self.form, "esp_intersection_proof", lambda: intersection_proof(op))
 
     def solution(self, st, status) -> Solution:
         op = self.op
         branch, v = self.certified_separator(st)
         f = op.objective(st.xc, st.xd)
         lb = op.lower_bound(v)
+        rn = self.bk.norm(self.residual(st))
         cert = {"objective": f, "lower_bound": lb, "objective_gap_bound": f - lb,
                 "relative_gap": (f - lb) / lb if lb > 0 else np.inf,
-                "residual_norm": float(np.linalg.norm(self.residual(st))), "gradient_mapping": st.grad_map,
-                "separability_radius_upper": 3.0 * float(np.linalg.norm(self.residual(st))) * op.alpha}
-        info = {"stop": self.config.stop, "orientation": branch, "residual": self.residual(st), "alpha": op.alpha,
-                "L": self.L}
+                "residual_norm": rn, "gradient_mapping": self.bk.float(st.grad_map),
+                "separability_radius_upper": 3.0 * rn * op.alpha}
+        info = {"stop": self.config.stop, "orientation": branch, "residual": self.bk.host(self.residual(st)),
+                "alpha": op.alpha, "L": self.L}
         if self.iteration_bound:
             info.update(self.bounds(st))
-        dual = {"x_c": st.xc.copy(), "x_d": st.xd.copy()}
+        dual = {"x_c": self.copy(st.xc), "x_d": self.copy(st.xd)}   # in the user's namespace
         if not branch:
             if status == "optimal":
                 status = "optimal_inaccurate"
@@ -224,7 +260,7 @@ class _ESPPlan(IterationPlan):
             return {}
         if not c.get("separable", False):   # not separable (or the reference failed): no finite bound
             return {"iteration_bound": np.inf, "iteration_bound_both": np.inf, "iteration_bound_v": np.inf}
-        (x0c, x0d), xbar = st.x0, ref.dual
+        (x0c, x0d), xbar = (self.bk.host(a) for a in st.x0), ref.dual
         dist0 = float(np.sqrt(np.sum((x0c - xbar["x_c"]) ** 2) + np.sum((x0d - xbar["x_d"]) ** 2)))
         return iteration_bounds(c["opnorm_A"], dist0, c["v_D_norm"], c["delta_normalized"])
 
@@ -261,7 +297,8 @@ class ESPFista(_ESPPlan):
 
     def setup(self):
         super().setup()
-        self.rule = MomentumRule()     # Beck–Teboulle's θ-sequence, no restart
+        # Beck–Teboulle's θ-sequence, no restart (on a device: θ and β as Python numbers, never NumPy scalars)
+        self.rule = MomentumRule(xp=self.bk.xp if self.dev else None)
 
     def init(self, rng, warm_start, budget):
         x = self.start(warm_start)
@@ -273,19 +310,19 @@ class ESPFista(_ESPPlan):
 
     def prox(self, u):
         """``proj_𝒞`` blockwise (digest §2.1) and the image ``𝒜x`` of the projected point."""
-        return self.point(project_soc_rows(u[0]), project_soc_rows(u[1])), None
+        return self.point(self.project(u[0]), self.project(u[1])), None
 
     def step(self, st):
         x, y, momentum, _ = fista_step(st.x, st.y, st.momentum, descent=self.descent, prox=self.prox, L=self.L,
                                        rule=self.rule)
-        return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=_step_norm(st.y, x), y=y, momentum=momentum)
+        return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=self.step_norm(st.y, x), y=y, momentum=momentum)
 
     def stop(self, st, budget):
         if self.config.stop == "early":
             if self.certified_separator(st)[0]:
                 return "optimal"
             return self.infeasible(st, budget.tol)
-        if st.grad_map > budget.tol:
+        if self.bk.float(st.grad_map) > budget.tol:
             return None
         branch, v = self.certified_separator(st)
         if not branch:
@@ -323,15 +360,15 @@ class ESPPdhg(_ESPPlan):
 
     def init(self, rng, warm_start, budget):
         x = self.start(warm_start)
-        zero = np.zeros(self.op.d + 2)
+        zero = self.bk.zeros_d(self.op.d + 2)
         return ESPState(k=0, x=x, x0=x.blocks, dual=zero, disp=zero)
 
     def step(self, st):
         op = self.op
         gc, gd = op.adjoint(st.dual)
-        x = self.point(project_soc_rows(st.xc - self.sigma * gc), project_soc_rows(st.xd - self.sigma * gd))
+        x = self.point(self.project(st.xc - self.sigma * gc), self.project(st.xd - self.sigma * gd))
         disp = op.b - (2.0 * x.images[0] - st.Ax)             # y_k − y_{k+1}
-        return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=_step_norm(st.x, x), dual=st.dual - disp, disp=disp)
+        return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=self.step_norm(st.x, x), dual=st.dual - disp, disp=disp)
 
     def certified_separator(self, st):
         if st.k > 0:
