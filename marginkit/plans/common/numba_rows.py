@@ -16,7 +16,11 @@ function unchanged (the fallback, 14-35x slower) and ``backend="auto"`` warns on
 
 **Twins.** Each row operation below is a plain Python function, its NumPy body (what runs without numba), with a
 compiled twin (:func:`compiled_as`) that :func:`jit_rows` registers with ``numba.extending.overload``: compiled code
-calling ``dense_dot(...)`` runs the twin, Python code the NumPy body. Both bodies do the same floating-point
+calling ``dense_dot(...)`` runs the twin, Python code the NumPy body. Twins are inlined into their callers
+(``inline="always"``, numba's IR inlining): a call that passes arrays passes every field of each (about 7 words per
+array) and cost more than the update itself (3x per update at d = 10 in cache, measured). Inlined, a twin's
+``if X is None`` is not pruned any more, so twins never test ``None``; the caller (an ``@njit`` function whose
+argument it is) does. Both bodies do the same floating-point
 operations in the same order (SciPy's BLAS ``ddot``, which numba's ``np.dot`` calls; sequential sums, which
 ``np.cumsum`` reproduces), so an epoch written with these functions only gives the same iterates run as Python or
 compiled (``dual-cd`` relies on it). Dense rows are the rows ``X[i]`` of a C-ordered matrix, CSR rows the slices
@@ -43,7 +47,9 @@ BACKEND = Options("auto", "numba", "numpy")  # the declared constraint of every 
 ONE = np.uint64(1)      # ``indptr[i + ONE]`` keeps an unsigned row index unsigned
 LINE = 8                # float64 entries per 64-byte cache line: one prefetch hint per line
 INDEX_LINE = 16         # int32 entries per cache line
-PREFETCH_AHEAD = 4      # sparse rows whose memory is requested this many updates ahead of use
+PREFETCH_AHEAD = 4      # rows whose memory is requested this many updates ahead of use
+HEAD = 64               # entries of a long dense row requested ahead (8 cache lines)
+SHORT_ROW = 32          # dense rows up to this length are summed in a loop (short_dot), longer ones by BLAS ddot
 
 _NUMBA = None  # whether numba imports (decided on the first call of :func:`available`)
 _WARNED = False  # whether the fallback warning was given in this process
@@ -136,7 +142,7 @@ def jit_rows() -> None:
         _REGISTERED.add(prefetch)
     for fn, body in _TWINS:
         if fn not in _REGISTERED:
-            overload(fn, strict=False)(_typer(body))
+            overload(fn, strict=False, inline="always")(_typer(body))
             _REGISTERED.add(fn)
 
 
@@ -181,11 +187,30 @@ def _prefetch_dense_row_compiled(X, i):
     base = np.int64(i) * X.shape[1]
     for j in range(0, X.shape[1], LINE):
         prefetch(X, base + j)
+    if X.shape[1] > 0:   # the row's last line (a row need not start on a line)
+        prefetch(X, base + X.shape[1] - 1)
 
 
 @compiled_as(_prefetch_dense_row_compiled)
 def prefetch_dense_row(X, i) -> None:
     """Request every cache line of row ``i`` of the C-ordered ``X`` (nothing in Python)."""
+
+
+def _prefetch_dense_head_compiled(X, i):
+    d = X.shape[1]
+    base = np.int64(i) * d
+    for j in range(0, min(d, HEAD), LINE):
+        prefetch(X, base + j)
+    if 0 < d <= HEAD:
+        prefetch(X, base + d - 1)
+
+
+@compiled_as(_prefetch_dense_head_compiled)
+def prefetch_dense_head(X, i) -> None:
+    """Request the first ``HEAD`` entries of row ``i`` of the C-ordered ``X`` (the whole row if it is that short;
+    nothing in Python): for a long row, the start of the row and of its page, the hardware prefetcher follows the
+    rest once the row is read. Measured at n = 20,000, d = 500 in random order: 10 % less per epoch than no request
+    and than requesting the whole next row."""
 
 
 def _prefetch_csr_row_compiled(data, indices, indptr, i):
@@ -224,6 +249,21 @@ def _dense_axpy_compiled(c, X, i, w):
 def dense_axpy(c, X, i, w) -> None:
     """``w += c x_i`` in place."""
     w += c * X[i]
+
+
+def _short_dot_compiled(X, i, w):
+    row = X[i]
+    s = 0.0
+    for j in range(row.shape[0]):
+        s += row[j] * w[j]
+    return s
+
+
+@compiled_as(_short_dot_compiled)
+def short_dot(X, i, w):
+    """``x_iᵀw`` summed in order, for short dense rows (``X.shape[1] <= SHORT_ROW``: a BLAS call costs more than the
+    sum there, 0.85x liblinear at d = 10 with ``ddot``)."""
+    return float(np.cumsum(X[i] * w)[-1]) if X.shape[1] else 0.0
 
 
 def _sparse_dot_compiled(data, indices, start, end, w):

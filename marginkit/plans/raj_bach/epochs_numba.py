@@ -21,16 +21,17 @@ from ..common.numba_rows import ONE, dense_axpy, dense_dot, njit, prefetch_dense
 from .epochs import RCD, SMD
 
 _jit = njit()  # imports numba and registers the row twins
+_inline = njit(inline="always")   # row helpers inlined into the epochs (a call passes every field of every array)
 
 
-@_jit
+@_inline
 def _row_dot(i, w, X2, data, indices, indptr, dense):
     if dense:
         return dense_dot(X2, i, w)
     return sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
 
 
-@_jit
+@_inline
 def _row_axpy(i, coef, u, X2, data, indices, indptr, dense):
     if dense:
         dense_axpy(coef, X2, i, u)
@@ -56,7 +57,7 @@ def _row_dot2(i, w, w2, X2, data, indices, indptr, dense, d):
     return a, b
 
 
-@_jit
+@_inline
 def _row_axpy2(i, c1, u1, c2, u2, X2, data, indices, indptr, dense, d):
     if dense:
         row = X2[i]

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.numba_rows import (ONE, PREFETCH_AHEAD, compiled_as, dense_axpy, dense_dot, jitable, njit, prefetch,
-                                 prefetch_csr_row, sparse_axpy, sparse_dot)
+from ..common.numba_rows import (ONE, PREFETCH_AHEAD, SHORT_ROW, dense_axpy, dense_dot, jitable, njit,
+                                 prefetch, prefetch_csr_row, prefetch_dense_head, short_dot, sparse_axpy, sparse_dot)
 
 PG_ZERO = 1e-12   # |projected gradient| below this: no update (liblinear's test)
 
@@ -49,31 +49,28 @@ def _bias_update(i, G, a, box, q, pg_max_old, pg_min_old):
     return True, pg, min(max(ai - G / q, 0.0), C)
 
 
-def _prefetch_ahead_compiled(data, indices, indptr, y, a, qii, box, order, k):
-    m = order.shape[0]
-    if k + 2 * PREFETCH_AHEAD < m:
-        prefetch(indptr, order[k + 2 * PREFETCH_AHEAD])
-    if k + PREFETCH_AHEAD < m:
-        i = np.uint64(order[k + PREFETCH_AHEAD])
-        prefetch_csr_row(data, indices, indptr, i)
-        prefetch(y, i)
-        prefetch(a, i)
-        prefetch(qii, i)
-        prefetch(box, i)
-
-
-@compiled_as(_prefetch_ahead_compiled)
-def _prefetch_ahead(data, indices, indptr, y, a, qii, box, order, k):
-    """Request the memory update ``k + PREFETCH_AHEAD`` reads (nothing in Python)."""
+@jitable
+def _prefetch_coordinate(y, a, qii, box, i):
+    """Request ``y_i, a_i, Q_ii, C_i`` (nothing in Python)."""
+    prefetch(y, i)
+    prefetch(a, i)
+    prefetch(qii, i)
+    prefetch(box, i)
 
 
 def bias_epoch_dense(X, y, a, w, qii, box, order, lam, rho, s, pg_max_old, pg_min_old, keep):
     """One pass over ``order`` (dense C-ordered ``X``); updates ``a``, ``w`` in place and returns
     ``(pg_max, pg_min, s)`` with ``s = yᵀa`` carried along."""
     pg_max, pg_min = -np.inf, np.inf
-    for k in range(order.shape[0]):
+    m = order.shape[0]
+    short = X.shape[1] <= SHORT_ROW
+    for k in range(m):
+        if k + PREFETCH_AHEAD < m:   # request what the update PREFETCH_AHEAD places ahead reads
+            ahead = np.uint64(order[k + PREFETCH_AHEAD])
+            prefetch_dense_head(X, ahead)
+            _prefetch_coordinate(y, a, qii, box, ahead)
         i = np.uint64(order[k])
-        G = y[i] * (dense_dot(X, i, w) + lam + rho * s) - 1.0
+        G = y[i] * ((short_dot(X, i, w) if short else dense_dot(X, i, w)) + lam + rho * s) - 1.0
         ok, pg, new = _bias_update(i, G, a, box, qii[i] + rho, pg_max_old, pg_min_old)
         keep[k] = ok
         if not ok:
@@ -91,8 +88,14 @@ def bias_epoch_dense(X, y, a, w, qii, box, order, lam, rho, s, pg_max_old, pg_mi
 def bias_epoch_sparse(data, indices, indptr, y, a, w, qii, box, order, lam, rho, s, pg_max_old, pg_min_old, keep):
     """:func:`bias_epoch_dense` for CSR ``X`` (``data, indices, indptr``, never copied)."""
     pg_max, pg_min = -np.inf, np.inf
-    for k in range(order.shape[0]):
-        _prefetch_ahead(data, indices, indptr, y, a, qii, box, order, k)
+    m = order.shape[0]
+    for k in range(m):
+        if k + 2 * PREFETCH_AHEAD < m:   # request what the updates ahead read
+            prefetch(indptr, np.uint64(order[k + 2 * PREFETCH_AHEAD]))
+        if k + PREFETCH_AHEAD < m:
+            ahead = np.uint64(order[k + PREFETCH_AHEAD])
+            prefetch_csr_row(data, indices, indptr, ahead)
+            _prefetch_coordinate(y, a, qii, box, ahead)
         i = np.uint64(order[k])
         st, en = np.uint64(indptr[i]), np.uint64(indptr[i + ONE])
         G = y[i] * (sparse_dot(data, indices, st, en, w) + lam + rho * s) - 1.0

@@ -58,9 +58,12 @@ Resolved here (each once):
   same floating-point operations in the same order, so for a seed both backends give the same iterates (checked
   in ``tests/test_svm_coordinate.py``). Dense ``X`` is read row by row: a Fortran-ordered array is copied once to
   C order; sparse ``X`` stays CSR (``indptr``/``indices``/``data`` read in place) and is never copied.
-* **Memory access**: indices are cast to unsigned inside the loops (numba then drops its negative-index test),
-  and the sparse rows ``PREFETCH_AHEAD`` updates ahead are prefetched, since a random visiting order makes every
-  row a cache miss. Dense rows are long enough for the hardware prefetcher.
+* **Memory access**: indices are cast to unsigned inside the loops (numba then drops its negative-index test), and
+  the row operations are inlined into the round (:mod:`~marginkit.plans.common.numba_rows`). A random visiting
+  order makes every row and every ``y_i, C_i, Q_ii, a_i`` a cache miss, so what the update ``PREFETCH_AHEAD``
+  places ahead reads is requested before it is needed: its CSR row, its dense row (the first ``HEAD`` entries of a
+  long one: the hardware prefetcher follows the rest) and its four values (measured at n = 100,000, d = 10: about
+  half the time per update; in cache the requests cost nothing measurable). The iterates are the same either way.
 """
 from __future__ import annotations
 
@@ -76,13 +79,13 @@ from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
-from ..common.numba_rows import (BACKEND, ONE, PREFETCH_AHEAD, available, compiled_as, dense_axpy, dense_dot, jitable,
-                                 njit, prefetch, prefetch_csr_row, resolve_backend, sparse_axpy, sparse_dot)
+from ..common.numba_rows import (BACKEND, ONE, PREFETCH_AHEAD, SHORT_ROW, available, dense_axpy, dense_dot,
+                                 jitable, njit, prefetch, prefetch_csr_row, prefetch_dense_head, resolve_backend,
+                                 short_dot, sparse_axpy, sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
 PG_EPS_DECAY = 0.5   # eps_pg is multiplied by this at every check that does not certify tol
 GAP_TARGET_DECAY = 0.5   # the gap estimate's target after an exact check that did not certify tol
-SHORT_ROW = 32       # dense rows up to this length are summed in a loop, longer ones by BLAS ddot
 MIN_ROUND = 1 << 16  # updates per round at least (with shrinking): the Python step costs ~0.1 ms
 PG_ZERO = 1e-12      # |projected gradient| below this: no update (liblinear's test)
 XS_A, XS_B, XS_C = np.uint64(13), np.uint64(7), np.uint64(17)   # xorshift64 shifts (Marsaglia 2003)
@@ -104,50 +107,13 @@ def _random_below(seed, m):
     return np.int64(((x >> HALF) * np.uint64(m)) >> HALF)
 
 
-def _short_dot_compiled(X, i, w):
-    row = X[i]
-    s = 0.0
-    for j in range(row.shape[0]):
-        s += row[j] * w[j]
-    return s
-
-
-@compiled_as(_short_dot_compiled)
-def _short_dot(X, i, w):
-    """``x_iᵀw`` summed in order, for short dense rows (a BLAS call costs more than the sum there: 0.85x liblinear
-    at d = 10 with ``ddot``)."""
-    return float(np.cumsum(X[i] * w)[-1]) if X.shape[1] else 0.0
-
-
-# ``X is None`` (CSR data) is decided when numba compiles (its dead-branch pruning): no test in the loop
 @jitable
-def _row_dot(X, data, indices, indptr, i, w):
-    if X is None:
-        return sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
-    if X.shape[1] <= SHORT_ROW:
-        return _short_dot(X, i, w)
-    return dense_dot(X, i, w)
-
-
-@jitable
-def _row_axpy(c, X, data, indices, indptr, i, w):
-    if X is None:
-        sparse_axpy(c, data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
-    else:
-        dense_axpy(c, X, i, w)
-
-
-def _prefetch_ahead_compiled(data, indices, indptr, index, k, end):
-    if k + 2 * PREFETCH_AHEAD < end:
-        prefetch(indptr, np.uint64(index[k + 2 * PREFETCH_AHEAD]))
-    if k + PREFETCH_AHEAD < end:
-        prefetch_csr_row(data, indices, indptr, np.uint64(index[k + PREFETCH_AHEAD]))
-
-
-@compiled_as(_prefetch_ahead_compiled)
-def _prefetch_ahead(data, indices, indptr, index, k, end):
-    """Request the row update ``k + PREFETCH_AHEAD`` reads (and its row pointer twice as far ahead); nothing in
-    Python."""
+def _prefetch_coordinate(y, box, qii, a, i):
+    """Request ``y_i, C_i, Q_ii, a_i`` (nothing in Python)."""
+    prefetch(y, i)
+    prefetch(box, i)
+    prefetch(qii, i)
+    prefetch(a, i)
 
 
 def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max_old, pg_min_old, seed, eps,
@@ -186,11 +152,24 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
         estimate = 0.0
         k = 0
         while k < active:
-            if X is None:
-                _prefetch_ahead(data, indices, indptr, index, k, active)
+            if k + PREFETCH_AHEAD < active:   # request what the update PREFETCH_AHEAD places ahead reads
+                ahead = np.uint64(index[k + PREFETCH_AHEAD])
+                if X is None:
+                    prefetch_csr_row(data, indices, indptr, ahead)
+                    if k + 2 * PREFETCH_AHEAD < active:
+                        prefetch(indptr, np.uint64(index[k + 2 * PREFETCH_AHEAD]))
+                else:
+                    prefetch_dense_head(X, ahead)
+                _prefetch_coordinate(y, box, qii, a, ahead)
             ii = index[k]
             i = np.uint64(ii)   # unsigned indices skip numba's negative-index test
-            G = y[i] * _row_dot(X, data, indices, indptr, i, w) - 1.0
+            # ``X is None`` (CSR data) is decided when numba compiles (its dead-branch pruning): no test in the loop
+            if X is None:
+                G = y[i] * sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w) - 1.0
+            elif X.shape[1] <= SHORT_ROW:
+                G = y[i] * short_dot(X, i, w) - 1.0
+            else:
+                G = y[i] * dense_dot(X, i, w) - 1.0
             ai = a[i]
             C = box[i]
             pg = G
@@ -218,7 +197,10 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
                 new = C if q <= 0.0 else min(max(ai - G / q, 0.0), C)
                 if new != ai:
                     delta = new - ai
-                    _row_axpy(delta * y[i], X, data, indices, indptr, i, w)
+                    if X is None:
+                        sparse_axpy(delta * y[i], data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
+                    else:
+                        dense_axpy(delta * y[i], X, i, w)
                     a[i] = new
                     sum_a += delta
                     norm2 += delta * (2.0 * (G + 1.0) + delta * q)
