@@ -164,7 +164,7 @@ TARGETS: tuple[Target, ...] = (
            "recording the trace adds <= 5 %", "<=", 0.05, competitors=BATCH, extra={"iterations": 1000}),
     Target("coordinate-epoch", "coordinate-epoch", "coordinate plans, dense Gaussian data",
            "seconds per epoch of n coordinate updates (step + stop) over one X @ w",
-           "an epoch <= {required:g}x one mat-vec with X", "<=", 3.0, competitors=COORDINATE,
+           "an epoch <= {required:g}x one mat-vec with X", "<=", 2.5, competitors=COORDINATE,
            extra={"problems": ("SoftMarginSVM(bias=False)", "SoftMarginSVM(bias=True)", "MinNormFeasibility(p=2)"),
                   "options": {"dual-cd": {"shrinking": False}, "dual-cd-bias": {"shrinking": False}}, "steps": 7}),
     Target("esp-early-vs-tol", "esp-early-stop", _ESP_PROBLEM,

@@ -23,17 +23,27 @@ def fit(X, y, tol):
     return t, svc
 
 
-def search_tol(X, y, objective, gap_of, gap: float, tols) -> tuple[Outcome, dict]:
+SEARCH_CAP = 240.0   # seconds of liblinear fits per instance; beyond it the search stops (a lower-bound ratio)
+
+
+def search_tol(X, y, objective, gap_of, gap: float, tols, cap: float = SEARCH_CAP) -> tuple[Outcome, dict]:
     """The first ``tol`` of ``tols`` whose fit reaches ``gap`` (``gap_of(objective(coef))``): the outcome (its time
-    and accuracy, ``info["tol"]``; no time if none does) and every fit tried."""
+    and accuracy, ``info["tol"]``; no time if none does) and every fit tried. Once the fits tried have taken ``cap``
+    seconds no tighter ``tol`` is tried (``info["capped_after"]``: the last fit's seconds, a lower bound on the time
+    of a fit that reaches the gap, since a tighter ``tol`` only adds epochs)."""
     lib = Outcome(label="liblinear")
     tried = {}
-    for tol in tols:
+    spent = 0.0
+    for k, tol in enumerate(tols):
         t, svc = fit(X, y, tol)
+        spent += t
         reached = gap_of(objective(svc.coef_.ravel()))
         tried[f"{tol:g}"] = {"seconds": round(t, 4), "gap": reached, "epochs": int(np.max(svc.n_iter_))}
         if reached <= gap:
             lib.times.append(t)
             lib.accuracy, lib.info["tol"] = reached, tol
+            break
+        if spent > cap and k + 1 < len(tols):
+            lib.info["capped_after"] = t
             break
     return lib, tried
