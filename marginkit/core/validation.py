@@ -264,15 +264,21 @@ def check_foreign_matrix(X, name: str = "X"):
         raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
     if X.shape[1] == 0:
         raise ProblemError(f"{name} has no columns (d == 0)")
-    if xp.isdtype(X.dtype, "complex floating"):
+    return check_foreign_values(X, name, xp)
+
+
+def check_foreign_values(A, name: str, xp):
+    """The values of an array-API array ``A`` checked where it lives: real (integer or boolean data become float64
+    there), and finite (one boolean reaches the host)."""
+    if xp.isdtype(A.dtype, "complex floating"):
         raise ProblemError(f"{name} must be real; got complex values")
-    if not xp.isdtype(X.dtype, "real floating"):
-        if not xp.isdtype(X.dtype, ("integral", "bool")):
-            raise ProblemError(f"{name} must be numeric; got dtype {X.dtype}")
-        X = xp.astype(X, xp.float64)
-    if not bool(xp.all(xp.isfinite(X))):
+    if not xp.isdtype(A.dtype, "real floating"):
+        if not xp.isdtype(A.dtype, ("integral", "bool")):
+            raise ProblemError(f"{name} must be numeric; got dtype {A.dtype}")
+        A = xp.astype(A, xp.float64)
+    if not bool(xp.all(xp.isfinite(A))):
         raise ProblemError(f"{name} contains NaN or inf")
-    return X
+    return A
 
 
 def _check_dask_matrix(X, name: str):

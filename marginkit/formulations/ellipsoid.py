@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.backend import NUMPY, ArrayAPIBackend, is_dask, is_foreign
-from ..core.validation import ProblemError, check_foreign_matrix, check_matrix
+from ..core.validation import ProblemError, check_foreign_matrix, check_foreign_values, check_matrix
 from ..operators.ellipsoids import esp_operator
 from .base import Problem
 
@@ -93,15 +93,7 @@ def _check_foreign_ellipsoids(args):
 def _check_foreign_shapes(S, name, xp):
     if len(S.shape) not in (2, 3):
         raise ProblemError(f"{name} must be (k, d, d) dense or (k, d) diagonal; got shape {tuple(S.shape)}")
-    if xp.isdtype(S.dtype, "complex floating"):
-        raise ProblemError(f"{name} must be real; got complex values")
-    if not xp.isdtype(S.dtype, "real floating"):
-        if not xp.isdtype(S.dtype, ("integral", "bool")):
-            raise ProblemError(f"{name} must be numeric; got dtype {S.dtype}")
-        S = xp.astype(S, xp.float64)
-    if not bool(xp.all(xp.isfinite(S))):
-        raise ProblemError(f"{name} contains NaN or inf")
-    return S
+    return check_foreign_values(S, name, xp)
 
 
 def _check_shape_dims(cshape, sshape, cname, sname, d=None):

@@ -192,22 +192,27 @@ class CoCoAPlus(DualityGapPlan):
         object.__setattr__(self, "_rounds", rounds)
         super().__init__(form, config, **binding)
 
-    def setup(self):
-        form = self.form
-        bk = form.backend
-        X = form.X
-        self.bk = bk
+    def setup_blocks(self):
+        """What every CoCoA+ plan sets first: the backend, the shape, the local round (compiled or Python), the
+        K row chunks and the aggregation's ``(γ, σ')``; returns ``X``'s row chunking ``(chunks,)``."""
+        X = self.form.X
+        self.bk = self.form.backend
         self.n, self.d = X.shape
         self.resolved_backend = resolve_backend(self.config.backend, self.method)
         py_round, compiled = self._rounds
         self.rounds = (py_round, compiled if self.resolved_backend == "numba" else None)
-        chunks = (X.chunks[0],)
         self.row_chunks = X.chunks[0]
         self.K = len(self.row_chunks)
         if self.config.aggregation == "add":
             self.gamma, self.sigma = 1.0, float(self.K)
         else:
             self.gamma, self.sigma = 1.0 / self.K, 1.0
+        return (X.chunks[0],)
+
+    def setup(self):
+        form = self.form
+        X = form.X
+        chunks = self.setup_blocks()
         y = form.y if form.y.chunks == chunks else form.y.rechunk(chunks)
         box = form.box_n
         box = box if box.chunks == chunks else box.rechunk(chunks)

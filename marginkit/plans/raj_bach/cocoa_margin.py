@@ -66,7 +66,7 @@ from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ..common.numba_rows import BACKEND, resolve_backend
+from ..common.numba_rows import BACKEND
 from .cocoa import AGGREGATION, CoCoAPlus, CoCoAState, _block_matvec, _block_rmatvec, _rows, block_sq_norms, local_round
 from .constraints import RowConstraints
 from .svm_coordinate import compiled_round, dcd_round
@@ -180,18 +180,7 @@ class CoCoAMargin(CoCoAPlus):
         form = self.form
         self.check_form(form)
         X = form.X
-        self.bk = form.backend
-        self.n, self.d = X.shape
-        self.resolved_backend = resolve_backend(self.config.backend, self.method)
-        py_round, compiled = self._rounds
-        self.rounds = (py_round, compiled if self.resolved_backend == "numba" else None)
-        chunks = (X.chunks[0],)
-        self.row_chunks = X.chunks[0]
-        self.K = len(self.row_chunks)
-        if self.config.aggregation == "add":
-            self.gamma, self.sigma = 1.0, float(self.K)
-        else:
-            self.gamma, self.sigma = 1.0 / self.K, 1.0
+        chunks = self.setup_blocks()
         self.x0 = np.zeros(self.d) if form.w0 is None else np.array(form.w0, dtype=np.float64)
         self.half_x0 = 0.5 * float(self.x0 @ self.x0)   # ψ*(u0) = ½||θ0||²
         y = form.y if form.y.chunks == chunks else form.y.rechunk(chunks)
