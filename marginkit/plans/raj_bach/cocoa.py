@@ -167,9 +167,6 @@ class CoCoAPlus(DualityGapPlan):
     ``dual-cd`` (applied inside each local round). One iteration = one communication round."""
 
     name = "dual-cd"
-    default_max_iter = 1000
-    default_tol = 1e-6
-    log_columns = ("objective", "dual_objective", "duality_gap")
 
     @dataclass(frozen=True)
     class Config:

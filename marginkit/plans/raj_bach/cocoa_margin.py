@@ -151,8 +151,6 @@ class CoCoAMargin(CoCoAPlus):
     """CoCoA+ on ``MinNormFeasibility(p=2, "margin")`` over a row-chunked dask X (module docstring). A subclass
     gives the local solver (:attr:`local_fn`, :meth:`local_options`)."""
 
-    default_max_iter = 1000
-    default_tol = 1e-6
     log_columns = ("objective", "dual_objective", "duality_gap", "max_violation")
     cert_fn = staticmethod(block_margin_certificate)
     State = MarginCoCoAState

@@ -13,6 +13,10 @@ from ...engine.runloop import IterationPlan
 class DualityGapPlan(IterationPlan):
     """Base class: ``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` at the current iterate."""
 
+    default_max_iter = 1000
+    default_tol = 1e-6
+    log_columns = ("objective", "dual_objective", "duality_gap")
+
     def relative_gap(self, st) -> float:
         """``(P − D)/D`` with ``D > 0`` finite (``inf`` without such a bound)."""
         return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf

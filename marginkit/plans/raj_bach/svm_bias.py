@@ -175,7 +175,6 @@ class BiasDualCoordinateDescent(DualityGapPlan):
 
     name = "dual-cd-bias"
     default_max_iter = 10000   # an iteration is one epoch over the active set, often a small fraction of n
-    default_tol = 1e-6
     log_columns = ("objective", "dual_objective", "duality_gap", "offset")
 
     @dataclass(frozen=True)

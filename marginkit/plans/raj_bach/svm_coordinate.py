@@ -262,9 +262,6 @@ class DualCoordinateDescent(DualityGapPlan):
     place, so a state never changes once made and the states of ``plan.iterate`` are the iterates of ``run``."""
 
     name = "dual-cd"
-    default_max_iter = 1000
-    default_tol = 1e-6
-    log_columns = ("objective", "dual_objective", "duality_gap")
 
     @dataclass(frozen=True)
     class Config:
