@@ -2,7 +2,7 @@
 
 Every first-order plan declares a frozen ``Config`` dataclass (its fields are the paper's parameters, their
 defaults the plan's defaults) with ``constraints`` (:mod:`marginkit.core.params`); the run options are declared once
-in :mod:`marginkit.engine.runloop` (``RUN_OPTIONS``, ``RUN_CONSTRAINTS``); the registry card holds the paper, the
+in :mod:`marginkit.engine.options` (:class:`~marginkit.engine.options.RunOptions`); the registry card holds the paper, the
 algorithm and the proven rate. :func:`describe` puts the three together, so nothing here is written twice.
 
 **Where the meaning of an option comes from** (the docstring convention of a ``Config``), first match wins:
@@ -30,25 +30,11 @@ from typing import Any
 
 from .core.validation import ProblemError
 from .engine.registry import METHODS, REDUCTIONS, MethodCard
-from .engine.runloop import RUN_CONSTRAINTS, RUN_OPTIONS, run as _run, set_doc_hook
+from .engine.options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions
+from .engine.runloop import set_doc_hook
 from .formulations import FORMS, Problem
 
 __all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOCS", "SHARED_OPTION_DOCS"]
-
-#: the meaning of every run option (common to all first-order methods; the contract's "common options")
-RUN_OPTION_DOCS = {
-    "max_iter": "iteration budget; the run stops with status 'user_limit' when it is spent",
-    "tol": "relative accuracy the plan's certificate must prove for status 'optimal' (see the Statuses table)",
-    "time_limit": "wall-clock budget in seconds (None: no limit); status 'user_limit' when spent",
-    "callback": "callable(state) -> bool, called every iteration; True stops the run ('user_limit')",
-    "seed": "seed of the run's random generator (numpy.random.default_rng)",
-    "verbose": "print a log line on a geometric schedule of iterations",
-    "warm_start": "start from a previous Result, a weight vector w, or the plan's own state",
-    "trace": "which iterations the trace records: 'geometric' (about 60 per decade), every k-th (int), or None",
-    "check_every": "test the stopping rule every k-th iteration (the certificate may cost a product with X)",
-    "test_set": "(X_test, y_test): add a test_error column to the trace, recorded at each trace record",
-    "keep_iterates": "keep every recorded iterate in the trace (memory: one vector per record)",
-}
 
 #: meanings of option names that every plan using them shares (rule 4 of the module docstring)
 SHARED_OPTION_DOCS = {
@@ -241,19 +227,14 @@ def config_options(config_cls) -> tuple[OptionDescription, ...]:
 
 
 def run_options(plan_cls) -> tuple[OptionDescription, ...]:
-    """The run loop's options with this plan's defaults of ``max_iter`` and ``tol``."""
-    signature = inspect.signature(_run).parameters
+    """The run loop's options (:class:`~marginkit.engine.options.RunOptions`) with this plan's defaults of
+    ``max_iter`` and ``tol``."""
     defaults = {"max_iter": getattr(plan_cls, "default_max_iter", None), "tol": getattr(plan_cls, "default_tol", None)}
     out = []
-    for name in RUN_OPTIONS:
-        if name in defaults:
-            default = defaults[name]
-        elif name in signature and signature[name].default is not inspect.Parameter.empty:
-            default = signature[name].default
-        else:
-            default = None
-        meaning = RUN_OPTION_DOCS.get(name, "run option of marginkit.engine.runloop.run")
-        out.append(OptionDescription(name, default, _accepts(RUN_CONSTRAINTS.get(name)), meaning, kind="run"))
+    for f in dataclasses.fields(RunOptions):
+        default = defaults.get(f.name, f.default)
+        out.append(OptionDescription(f.name, default, _accepts(RunOptions.constraints.get(f.name)),
+                                     RUN_OPTION_DOCS[f.name], kind="run"))
     return tuple(out)
 
 

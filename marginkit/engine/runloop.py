@@ -2,33 +2,37 @@
 
 A plan is a small object with
 
-* ``init(rng, warm_start) -> state``       (the paper's initialisation),
-* ``step(state) -> state``                  (one iteration of the paper's pseudo-code box),
-* ``measure(state) -> dict``                (cheap metrics read off the state, for the trace and the log),
-* ``stop(state) -> str | None``             (a status such as ``"optimal"`` when the plan's own certificate
-                                             meets ``tol``, ``"infeasible"`` when it proves infeasibility),
-* ``solution(state, status) -> Solution``  (the iterate and its certificate, in the plan's own form).
+* ``init(rng, warm_start, budget) -> state`` (the paper's initialisation),
+* ``step(state) -> state``                   (one iteration of the paper's pseudo-code box),
+* ``measure(state) -> dict``                 (cheap metrics read off the state, for the trace and the log),
+* ``stop(state, budget) -> str | None``      (a status such as ``"optimal"`` when the plan's own certificate
+                                              meets ``tol``, ``"infeasible"`` when it proves infeasibility),
+* ``solution(state, status) -> Solution``   (the iterate and its certificate, in the plan's own form).
 
-Everything else -- ``max_iter``, ``tol``, ``time_limit``, the user's ``callback``, ``seed``, ``verbose``
-output, trace recording -- exists here exactly once.
+Everything else exists here exactly once: the options (:mod:`.options`, declared once and checked at compile time),
+the loop (:func:`run_loop`), what it observes (:mod:`.recorder`: trace, log, paused time) and the non-finite guard
+(:mod:`.guard`). ``measure`` and ``stop`` only read the state; a plan whose trace and stop test share a costly
+certificate declares a keyword ``memo`` in them and gets the loop's :class:`Memo`, the one cache of the run.
 """
 from __future__ import annotations
 
-import math
-import sys
+import functools
+import inspect
 import time as _time
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Any, Callable
 
-import array_api_compat as aac
-import numpy as np
-
-from ..core.params import Boolean, Interval, IsCallable, check_value
-from ..core.result import Trace
+from ..core.params import Interval, check_value
 from ..core.solution import Solution
 from ..core.validation import ProblemError
-from .assemble import build_result, fill_test_error, make_probe
+from .assemble import build_result, fill_test_error
+from .guard import Guard, all_finite, device_finite
+from .options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions, make_rng, run_options
+from .recorder import Recorder, on_geometric_schedule, record_schedule
+
+__all__ = ["Budget", "IterationPlan", "Memo", "memoized", "RUN_OPTIONS", "RUN_OPTION_DOCS", "RunOptions", "make_rng",
+           "on_geometric_schedule", "record_schedule", "run_loop", "set_doc_hook"]
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -40,216 +44,96 @@ class Budget:
     time_limit: float | None = None
 
 
-RUN_OPTIONS = ("max_iter", "tol", "time_limit", "callback", "seed", "verbose", "warm_start", "trace",
-               "check_every", "test_set", "keep_iterates")
+class Memo:
+    """The run's one cache, owned by the loop: values computed from the current state (a certificate that the trace
+    and the stop test both read is computed once), dropped when the loop steps; and ``rule``, the stop rule's own
+    memory across iterations (a check schedule), which is not part of the iterate. A plan reaches it by declaring a
+    keyword ``memo`` in ``measure``/``stop``/``solution``; called without it (stepping in a notebook), the plan
+    computes directly."""
+
+    __slots__ = ("values", "rule")
+
+    def __init__(self):
+        self.values: dict = {}
+        self.rule: dict = {}
+
+    def get(self, key, compute):
+        """The value of ``key`` for the current state, computed by ``compute()`` at most once."""
+        try:
+            return self.values[key]
+        except KeyError:
+            value = self.values[key] = compute()
+            return value
+
+    def advance(self) -> None:
+        """The loop moved to another state: what was computed from the last one no longer holds."""
+        self.values.clear()
 
 
-def record_schedule(kind, max_iter: int):
-    """Iterations at which the trace is recorded.
-
-    ``"geometric"`` (default): every iteration up to 10, then about 60 records per decade; the cost of
-    recording is then a vanishing fraction of the run. An int ``k`` records every ``k``-th iteration;
-    ``None``/``False`` records only the first and last iterate.
-    """
-    if kind is None or kind is False:
-        return lambda t: t == 0
-    if kind is True or kind == "geometric":
-        ratio = 10 ** (1 / 60)
-        state = {"next": 0}
-
-        def due(t):
-            if t >= state["next"]:
-                state["next"] = max(t + 1, int(math.ceil(t * ratio)))
-                return True
-            return False
-        return due
-    if isinstance(kind, (int, np.integer)) and not isinstance(kind, bool) and kind >= 1:
-        k = int(kind)
-        return lambda t: t % k == 0
-    raise ProblemError(f"trace must be 'geometric', a positive int or None; got {kind!r}")
+def memoized(memo: Memo | None, key, compute):
+    """``memo.get(key, compute)``, or ``compute()`` outside a run."""
+    return compute() if memo is None else memo.get(key, compute)
 
 
-# the run options, declared like a plan's parameters (one message format, NumPy scalars accepted)
-RUN_CONSTRAINTS = {
-    "max_iter": [Interval(int, 0, None)],
-    "tol": [Interval(float, 0, None)],
-    "time_limit": [None, Interval(float, 0, None, closed="neither")],
-    "callback": [None, IsCallable()],
-    "verbose": [Boolean(), Interval(int, 0, None)],
-    "check_every": [Interval(int, 1, None)],
-    "keep_iterates": [Boolean()],
-}
-
-
-def _check_run_options(options: dict):
-    for name, kinds in RUN_CONSTRAINTS.items():
-        if name in options:
-            check_value("run", name, options[name], kinds)
-
-
-def make_rng(seed):
-    """``numpy.random.default_rng(seed)``; what it rejects (a negative or fractional seed, a string) is a
-    ``ProblemError`` naming ``seed``."""
+def _with_memo(hook, memo):
     try:
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError) as exc:
-        raise ProblemError(f"seed must be None, a non-negative int, a SeedSequence or a Generator; got {seed!r} ({exc})") from None
+        takes = "memo" in inspect.signature(hook).parameters
+    except (TypeError, ValueError):
+        takes = False
+    return functools.partial(hook, memo=memo) if takes else hook
 
 
-def _all_finite(value, depth: int = 0) -> bool:
-    """True when no float array in ``value`` (a state: dataclass, NamedTuple, tuple of arrays) is NaN or inf."""
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind != "f" or bool(np.isfinite(value).all())
-    if depth > 2 or value is None or isinstance(value, (str, bytes, int, float, np.generic)):
-        return True
-    if isinstance(value, tuple):
-        items = value
-    elif hasattr(value, "__dataclass_fields__"):
-        items = [getattr(value, f) for f in value.__dataclass_fields__]
-    else:
-        return True
-    return all(_all_finite(v, depth + 1) for v in items)
-
-
-def _device_arrays(value, depth: int = 0) -> list:
-    """The floating-point arrays of ``value`` (a state) that live in an array-API library other than NumPy (torch,
-    CuPy, array-api-strict) and have at least one axis: their finiteness costs a device synchronisation, so the run
-    loop checks them only when it checks the stop rule. Dask arrays are left out (a check would be a scheduler round
-    trip per call; the dask plans keep their d-vectors in NumPy, which :func:`_all_finite` checks), and so are 0-d
-    arrays (scalars such as a bound, which may legitimately be inf)."""
-    if isinstance(value, (np.ndarray, np.generic)) or value is None or isinstance(value, (str, bytes, int, float)):
-        return []
-    if aac.is_array_api_obj(value):   # torch tensors have no ``__array_namespace__`` of their own
-        # dask: a check would be a scheduler round trip; 0-d arrays are scalars such as a bound, which may be inf
-        return [] if aac.is_dask_array(value) or value.ndim == 0 else [value]
-    if depth > 2:
-        return []
-    if isinstance(value, tuple):
-        items = value
-    elif hasattr(value, "__dataclass_fields__"):
-        items = [getattr(value, f) for f in value.__dataclass_fields__]
-    else:
-        return []
-    return [a for v in items for a in _device_arrays(v, depth + 1)]
-
-
-def _device_finite(state) -> bool:
-    """True when no device array of ``state`` holds NaN or inf (one boolean per array reaches the host)."""
-    for a in _device_arrays(state):
-        xp = aac.array_namespace(a)
-        if xp.isdtype(a.dtype, "real floating") and not bool(xp.all(xp.isfinite(a))):
-            return False
-    return True
-
-
-class _Log:
-    def __init__(self, name: str, columns, stream=None):
-        self.columns = list(columns)
-        self.stream = stream or sys.stdout
-        head = f"{'iter':>8} {'time(s)':>9} " + " ".join(f"{c:>13}" for c in self.columns)
-        print(f"marginkit: {name}", file=self.stream)
-        print(head, file=self.stream)
-        print("-" * len(head), file=self.stream)
-
-    def row(self, t, elapsed, metrics):
-        vals = " ".join(f"{metrics.get(c, float('nan')):>13.6e}" for c in self.columns)
-        print(f"{t:>8d} {elapsed:>9.3f} {vals}", file=self.stream)
-
-    def end(self, status, t, elapsed):
-        print(f"status: {status} after {t} iterations, {elapsed:.3f}s", file=self.stream)
-
-
-def run(plan, max_iter: int | None = None, tol: float | None = None, time_limit: float | None = None,
-        callback: Callable[[Any], bool] | None = None, seed=None, verbose: bool = False,
-        warm_start=None, trace="geometric", check_every: int = 1, test_set=None,
-        keep_iterates: bool = False) -> Solution:
-    """Run ``plan`` until its certificate meets ``tol`` or a budget is exhausted.
-
-    Each trace record holds ``iteration``, ``time`` and the plan's ``measure``; the metrics that need the iterate are
-    computed as the record is made, outside the timed part (:func:`marginkit.engine.assemble.make_probe`):
-    ``test_error`` when ``test_set=(X_test, y_test)`` is given, ``angle_gap``/``dist_to_opt`` when the problem's
-    reference is already cached. The iterates themselves are kept only with ``keep_iterates=True``.
-    """
-    max_iter = plan.default_max_iter if max_iter is None else max_iter
-    tol = plan.default_tol if tol is None else tol
-    _check_run_options(dict(max_iter=max_iter, tol=tol, time_limit=time_limit, callback=callback, verbose=verbose,
-                            check_every=check_every, keep_iterates=keep_iterates))
-    budget = Budget(int(max_iter), float(tol), time_limit)
-    rng = make_rng(seed)
-    due = record_schedule(trace, max_iter)
-    probe = make_probe(getattr(plan, "origin", plan.form), test_set)
-    tr = Trace(keep_iterates=bool(keep_iterates))
-    log = _Log(plan.name, plan.log_columns) if verbose else None
-    log_due = record_schedule("geometric", max_iter) if verbose else None
-    logged = -1   # the last iteration printed (each row once)
-
-    def record(t, elapsed, metrics):
-        snap = plan.snapshot(state) if (keep_iterates or probe is not None) else None
-        tr.record(t, elapsed, metrics if probe is None else {**metrics, **probe(snap)}, snap)
+def run_loop(plan, opts: RunOptions) -> Solution:
+    """Run ``plan`` with resolved options until its certificate meets ``tol`` or a budget is exhausted; the
+    :class:`~marginkit.core.solution.Solution` in the plan's own form."""
+    max_iter, check_every, time_limit, callback = opts.max_iter, opts.check_every, opts.time_limit, opts.callback
+    budget = Budget(max_iter, opts.tol, time_limit)
+    rng = make_rng(opts.seed)
+    memo = Memo()
+    stop = _with_memo(plan.stop, memo)
+    recorder = Recorder(plan, opts, _with_memo(plan.measure, memo), _with_memo(plan.snapshot, memo))
 
     start = _time.perf_counter()
-    paused = 0.0  # time spent recording is excluded from the reported time
-    state = plan.init(rng, warm_start, budget)
-    status, t, message = None, 0, None
-    checked, t_checked = state, 0
-    if not plan.finite(state):
-        return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=tr,
+    state = plan.init(rng, opts.warm_start, budget)
+    guard = Guard(plan, state)
+    if not guard.start_ok(state):
+        return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=recorder.trace,
                         info={"message": "the starting point is not finite (check warm_start)"})
+    status, t, message = None, 0, None
     while True:
         now = _time.perf_counter()
-        rec = due(t)
-        show = log_due is not None and log_due(t)
-        if rec or show:
-            metrics = plan.measure(state)
-            if rec:
-                record(t, now - start - paused, metrics)
-            if show:
-                log.row(t, now - start - paused, metrics)
-                logged = t
-            paused += _time.perf_counter() - now
+        recorder.observe(t, state, now, start)
         if t % check_every == 0 or t == max_iter:
-            if not plan.device_finite(state):   # the guard for device arrays, at the stop's synchronisation only
-                if checked is state or not plan.device_finite(checked):
-                    return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=tr,
-                                    info={"message": f"the iterate became non-finite by iteration {t} (the plan "
-                                                     "updates its state in place: no finite iterate to return)"})
-                message = (f"the iterate became non-finite between iterations {t_checked} and {t}: a step size too "
-                           f"large for the data, or an overflow; the iterate of iteration {t_checked} (the last "
-                           "checked finite) is returned")
-                state, t, status = checked, t_checked, "solver_error"
+            failed = guard.at_check(state, t)
+            if failed is not None:
+                last, t, message = failed
+                if last is None:
+                    return Solution(w=None, status="solver_error", time=_time.perf_counter() - start,
+                                    trace=recorder.trace, info={"message": message})
+                if last is not state:
+                    memo.advance()
+                state, status = last, "solver_error"
                 break
-            checked, t_checked = state, t
-            status = plan.stop(state, budget)
+            status = stop(state, budget)
         if status is not None:
             break
-        if t >= max_iter:
-            status = "user_limit"
-            break
-        if time_limit is not None and now - start > time_limit:
-            status = "user_limit"
-            break
-        if callback is not None and callback(state):
+        if t >= max_iter or (time_limit is not None and now - start > time_limit) or \
+                (callback is not None and callback(state)):
             status = "user_limit"
             break
         nxt = plan.step(state)
-        if not plan.finite(nxt):   # the guard: never a non-finite iterate under any status
+        memo.advance()
+        if not guard.after_step(nxt):   # never a non-finite iterate under any status
             status = "solver_error"
             message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the data, "
                        f"or an overflow; the last finite iterate (iteration {t}) is returned")
             break
         state = nxt
         t += 1
-    elapsed = _time.perf_counter() - start - paused
-    final = None
-    if len(tr) == 0 or tr["iteration"][-1] != t:
-        final = plan.measure(state)
-        record(t, elapsed, final)
-    if log is not None:
-        if logged != t:
-            log.row(t, elapsed, final if final is not None else plan.measure(state))
-        log.end(status, t, elapsed)
-    sol = plan.solution(state, status)
-    sol.iterations, sol.time, sol.trace = t, elapsed, tr
+    elapsed = _time.perf_counter() - start - recorder.paused
+    trace = recorder.finish(t, state, elapsed, status)
+    sol = _with_memo(plan.solution, memo)(state, status)
+    sol.iterations, sol.time, sol.trace = t, elapsed, trace
     sol.setup_time = float(getattr(plan, "setup_time", 0.0))
     if message is not None:
         sol.info = {**sol.info, "message": message}
@@ -320,6 +204,8 @@ class IterationPlan:
         object.__setattr__(self, "origin", form if origin is None else origin)
         object.__setattr__(self, "chain", chain)
         object.__setattr__(self, "method", method or self.name)
+        # the run options given at compile time, checked now (``compile(..., tol=-1)`` raises, not ``run()``)
+        run_options(self.method, dict(run_defaults or {}))
         object.__setattr__(self, "run_defaults", MappingProxyType(dict(run_defaults or {})))
         start = _time.perf_counter()
         self.setup()
@@ -369,14 +255,14 @@ class IterationPlan:
         """Whether every floating-point array the state holds is finite (the run loop's guard, checked after every
         step). It reads the stored arrays only, one pass over memory: no product with the data, no certificate
         (``snapshot`` may compute those, so it is not used here)."""
-        return _all_finite(state)
+        return all_finite(state)
 
     def device_finite(self, state) -> bool:
         """Whether the state's arrays on an array-API device (torch, CuPy, array-api-strict) are finite: the run
         loop calls it only where it checks the stop rule (every ``check_every`` iterations), so a step never
         synchronises a device; a non-finite state there ends the run with ``solver_error`` and the last checked
         iterate. NumPy states answer ``True`` at once (:meth:`finite` already checked them)."""
-        return _device_finite(state)
+        return device_finite(state)
 
     def solution(self, state, status) -> Solution:
         raise NotImplementedError
@@ -394,23 +280,18 @@ class IterationPlan:
             yield state
 
     def run(self, **options):
-        """Run to a stop and return the :class:`~marginkit.Result` for the user's problem."""
-        return run_compiled(self, **options)
+        """Run to a stop and return the :class:`~marginkit.Result` for the user's problem. ``options`` (the run
+        options, :class:`~marginkit.engine.options.RunOptions`) override those given at compile time."""
+        sol = self.run_solution(**options)
+        sol = self.chain.invert(sol) if self.chain is not None else sol
+        res = build_result(self.origin, sol, self.method, form=self.form)
+        test_set = {**self.run_defaults, **options}.get("test_set")
+        if test_set is not None:
+            fill_test_error(self.origin, res, test_set)
+        return res
 
     def run_solution(self, **options) -> Solution:
-        opts = {**self.run_defaults, **options}
-        unknown = set(opts) - set(RUN_OPTIONS)
-        if unknown:
-            raise ProblemError(f"unknown run option(s) {sorted(unknown)} for method {self.name!r}")
-        return run(self, **opts)
-
-
-def run_compiled(plan, **options):
-    """Run a compiled plan and map its solution back through the chain to a ``Result``."""
-    sol = plan.run_solution(**options)
-    sol = plan.chain.invert(sol) if plan.chain is not None else sol
-    res = build_result(plan.origin, sol, plan.method, form=plan.form)
-    test_set = {**plan.run_defaults, **options}.get("test_set")
-    if test_set is not None:
-        fill_test_error(plan.origin, res, test_set)
-    return res
+        """Run to a stop; the :class:`~marginkit.core.solution.Solution` in the plan's own form (before the
+        reduction chain maps it back to the user's problem)."""
+        opts = run_options(self.method, {**self.run_defaults, **options}).resolved(self)
+        return run_loop(self, opts)

@@ -1,0 +1,83 @@
+"""The run loop's non-finite guard: no status is ever reported with a NaN or inf iterate.
+
+NumPy states are checked after every step (one pass over the stored arrays, no product with the data). States on
+an array-API device (torch, CuPy, array-api-strict) are checked only where the loop checks the stop rule, so that a
+step never synchronises the device. Dask states are not checked (a check would be a scheduler round trip per
+iteration); the dask plans keep their d-vectors in NumPy, which are.
+"""
+from __future__ import annotations
+
+import array_api_compat as aac
+import numpy as np
+
+
+def all_finite(value, depth: int = 0) -> bool:
+    """True when no float NumPy array in ``value`` (a state: dataclass, NamedTuple, tuple of arrays) is NaN or inf."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind != "f" or bool(np.isfinite(value).all())
+    if depth > 2 or value is None or isinstance(value, (str, bytes, int, float, np.generic)):
+        return True
+    if isinstance(value, tuple):
+        items = value
+    elif hasattr(value, "__dataclass_fields__"):
+        items = [getattr(value, f) for f in value.__dataclass_fields__]
+    else:
+        return True
+    return all(all_finite(v, depth + 1) for v in items)
+
+
+def _device_arrays(value, depth: int = 0) -> list:
+    """The floating-point arrays of ``value`` (a state) that live in an array-API library other than NumPy and have
+    at least one axis (0-d arrays are scalars such as a bound, which may legitimately be inf; dask is left out)."""
+    if isinstance(value, (np.ndarray, np.generic)) or value is None or isinstance(value, (str, bytes, int, float)):
+        return []
+    if aac.is_array_api_obj(value):   # torch tensors have no ``__array_namespace__`` of their own
+        return [] if aac.is_dask_array(value) or value.ndim == 0 else [value]
+    if depth > 2:
+        return []
+    if isinstance(value, tuple):
+        items = value
+    elif hasattr(value, "__dataclass_fields__"):
+        items = [getattr(value, f) for f in value.__dataclass_fields__]
+    else:
+        return []
+    return [a for v in items for a in _device_arrays(v, depth + 1)]
+
+
+def device_finite(state) -> bool:
+    """True when no device array of ``state`` holds NaN or inf (one boolean per array reaches the host)."""
+    for a in _device_arrays(state):
+        xp = aac.array_namespace(a)
+        if xp.isdtype(a.dtype, "real floating") and not bool(xp.all(xp.isfinite(a))):
+            return False
+    return True
+
+
+class Guard:
+    """The loop's guard over one run: ``after_step`` on every new state, ``at_check`` where the stop rule is checked
+    (device states). It remembers the last state that passed a check, which is returned if a device state is found
+    non-finite later."""
+
+    def __init__(self, plan, state):
+        self.plan = plan
+        self.checked, self.t_checked = state, 0
+
+    def start_ok(self, state) -> bool:
+        return self.plan.finite(state)
+
+    def after_step(self, state) -> bool:
+        return self.plan.finite(state)
+
+    def at_check(self, state, t: int):
+        """``None`` when ``state`` is finite (it becomes the last checked state); else ``(state, t, message)`` to end
+        the run with, where ``state`` is None when there is no finite iterate to return."""
+        if self.plan.device_finite(state):
+            self.checked, self.t_checked = state, t
+            return None
+        if self.checked is state or not self.plan.device_finite(self.checked):
+            return None, t, (f"the iterate became non-finite by iteration {t} (the plan updates its state in place: "
+                             "no finite iterate to return)")
+        return self.checked, self.t_checked, (
+            f"the iterate became non-finite between iterations {self.t_checked} and {t}: a step size too large for "
+            f"the data, or an overflow; the iterate of iteration {self.t_checked} (the last checked finite) is "
+            "returned")
