@@ -24,7 +24,6 @@ from types import MappingProxyType
 
 from ..core.params import Interval, check_value
 from ..core.solution import Solution
-from ..core.validation import ProblemError
 from .assemble import build_result, fill_test_error
 from .guard import Guard, all_finite, device_finite
 from .options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions, make_rng, run_options
