@@ -11,7 +11,12 @@ algorithm and the proven rate. :func:`describe` puts the three together, so noth
 2. a line ``name: meaning`` (or ``name -- meaning``) in the ``Config`` class docstring;
 3. the comment on the field's own line of source (``theta: float = 1.0   # the step θ_t ≡ θ``), searched through
    the ``Config``'s bases, so an inherited field keeps its comment;
-4. :data:`SHARED_OPTION_DOCS`, for the few names that mean the same in every plan (``backend``).
+4. :data:`SHARED_OPTION_DOCS`, for the few names that mean the same in every plan (``compiled``).
+
+**Which class is described.** A registry card may name other classes for some data (its ``variants``: on a
+row-chunked dask ``X``, ``dual-cd`` runs CoCoA+ and takes ``local_epochs`` and ``aggregation``, not the NumPy plan's
+options). ``describe(method, problem)`` describes the class that ``compile`` would build for that problem; without a
+problem instance, the card's own class, with a line naming its variants.
 
 Reading the source uses :mod:`inspect` and :mod:`tokenize` only; where the source is not available (a frozen
 application) the meaning is empty, nothing fails.
@@ -38,7 +43,8 @@ __all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOC
 
 #: meanings of option names that every plan using them shares (rule 4 of the module docstring)
 SHARED_OPTION_DOCS = {
-    "backend": "'auto' (numba when installed), 'numba' or 'numpy': the same epoch compiled or in NumPy",
+    "compiled": "'auto' (numba when installed), True (numba, required) or False: the same epoch compiled or in "
+                "NumPy (the former option backend='auto'|'numba'|'numpy' still works, with a DeprecationWarning)",
 }
 
 _REFERENCE_OPTIONS = (
@@ -79,6 +85,8 @@ class MethodDescription:
     via: tuple[str, ...]
     options: tuple[OptionDescription, ...]
     run_options: tuple[OptionDescription, ...]
+    # the card's other classes, ``(key, "module:Class")``, listed when no problem picked one of them
+    variants: tuple[tuple[str, str], ...] = ()
 
     def option(self, name: str) -> OptionDescription:
         """The option called ``name`` (method, solver or run option); ``ProblemError`` listing them otherwise."""
@@ -106,6 +114,10 @@ class MethodDescription:
                 lines += textwrap.wrap(value, width, initial_indent=f"{label + ':':<16}", subsequent_indent=" " * 16)
         for reason in self.requires:
             lines += textwrap.wrap(reason, width, initial_indent=f"{'requires:':<16}", subsequent_indent=" " * 16)
+        for key, target in self.variants:
+            what = f"{key} data" if key in ("numpy", "array-api", "dask") else f"{key} problems"
+            lines += textwrap.wrap(f"on {what}: {target} (its options: describe the method with such a problem)",
+                                   width, initial_indent=f"{'variant:':<16}", subsequent_indent=" " * 16)
         own = [o for o in self.options if o.kind != "run"]
         title = "solver options" if own and own[0].kind == "solver" else "options"
         lines += ["", f"{title}:" if own else f"{title}: none of its own"]
@@ -292,17 +304,25 @@ def _cards_for(method: str, form: str | None) -> list[tuple[MethodCard, tuple[st
     return found
 
 
-def _describe_card(card: MethodCard, via: tuple[str, ...]) -> MethodDescription:
+def _describe_card(card: MethodCard, via: tuple[str, ...], problem: Problem | None = None) -> MethodDescription:
+    """The description of the class ``card`` runs ``problem`` with (the form the method runs on), or of its own
+    class without a problem (its variants then listed)."""
     requires = tuple(reason for _, reason in card.requires)
     if card.is_reference:   # its class imports CVXPY: described from the card and the reference's signature
         opts = tuple(OptionDescription(n, d, a, m, kind="solver") for n, d, a, m in _REFERENCE_OPTIONS)
         return MethodDescription(card.name, card.form, card.target, "The certified CVXPY reference of the problem.",
                                  card.paper, card.algorithm, card.converges_to, card.rate, card.tolerance,
                                  requires, via, opts, ())
-    cls = card.load()
-    return MethodDescription(card.name, card.form, card.target, _summary(cls), card.paper, card.algorithm,
-                             card.converges_to, card.rate, card.tolerance, requires, via,
-                             config_options(getattr(cls, "Config", None)), run_options(cls))
+    cls = card.load(problem)
+    variants = tuple((key, _qualified(target)) for key, target in card.variants) if problem is None else ()
+    return MethodDescription(card.name, card.form, _qualified(card.target_for(problem)), _summary(cls), card.paper,
+                             card.algorithm, card.converges_to, card.rate, card.tolerance, requires, via,
+                             config_options(getattr(cls, "Config", None)), run_options(cls), variants=variants)
+
+
+def _qualified(target) -> str:
+    """``"module:Class"`` of a card's target, which a card registered from outside may give as the class itself."""
+    return target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
 
 
 def describe(method: str, problem: Problem | type | str | None = None) -> MethodDescription | MethodDescriptions:
@@ -312,8 +332,10 @@ def describe(method: str, problem: Problem | type | str | None = None) -> Method
     ``problem`` (a problem, a problem class or a form name such as ``"SoftMarginSVM"``) picks the form when the
     name exists on several (``"fista"``, ``"diagonal"``, ``"cvxpy"``, ...); without it, every form's description
     is returned (a :class:`MethodDescriptions`). With a problem instance the method must apply to it (the reason
-    is given otherwise). ``print(describe("fista", "SoftMarginSVM"))`` shows the text; ``marginkit list --method
-    fista`` prints the same.
+    is given otherwise), and the options are those it accepts on that problem's data: ``describe("dual-cd",
+    problem)`` with a row-chunked dask ``X`` lists CoCoA+'s ``local_epochs`` and ``aggregation`` (the registry
+    card's variant), with NumPy data ``shrinking``. ``print(describe("fista", "SoftMarginSVM"))`` shows the text;
+    ``marginkit list --method fista`` prints the same.
 
     Example::
 
@@ -329,7 +351,7 @@ def describe(method: str, problem: Problem | type | str | None = None) -> Method
         from .engine.graph import resolve   # the graph imports networkx: only when a problem instance is given
         card, chain = resolve(problem, method)
         via = tuple([problem.form] + [red.target for red, _ in chain]) if len(chain) else ()
-        return _describe_card(card, via)
+        return _describe_card(card, via, chain.reduced)
     found = _cards_for(method, form)
     if not found:
         names = sorted({c.name for c in METHODS})

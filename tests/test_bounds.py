@@ -81,7 +81,7 @@ def test_theorem_5_1_uses_the_exact_hoffman_constant_and_is_nearly_flat(mm):
 def test_raj_bach_eq_8_holds_in_the_mean_over_seeds(interp):
     for budget in (2, 5, 20):
         outs = [bounds.check(interp, interp.solve("dykstra-accelerated", max_iter=budget, tol=1e-14, seed=s,
-                                                  backend="numpy"), backend="numpy") for s in range(6)]
+                                                  compiled=False), compiled=False) for s in range(6)]
         assert all(o["kind"] == "expectation" and o["reason"] is None for o in outs)
         bound = outs[0]["bound"]
         assert all(o["bound"] == bound for o in outs)       # the bound does not depend on the seed
@@ -90,8 +90,8 @@ def test_raj_bach_eq_8_holds_in_the_mean_over_seeds(interp):
 
 def test_raj_bach_bound_on_max_margin_through_the_reduction(mm):
     p, c = mm
-    outs = [bounds.check(p, p.solve("dykstra-accelerated", max_iter=100, tol=1e-14, seed=s, backend="numpy"),
-                         backend="numpy") for s in range(5)]
+    outs = [bounds.check(p, p.solve("dykstra-accelerated", max_iter=100, tol=1e-14, seed=s, compiled=False),
+                         compiled=False) for s in range(5)]
     obs = np.array([o["observed"] for o in outs])
     assert np.mean(obs) <= outs[0]["bound"]
     assert outs[0]["t"] == 100 * p.n                        # coordinate steps, not epochs
@@ -186,7 +186,7 @@ def test_a_violated_hypothesis_gives_none_not_a_false_true(mm):
         ("dual-accelerated", {"theta": 0.5}),
         ("dual-accelerated", {"loss": "logistic"}),
         ("dual-accelerated", {"warm_start": np.ones(3)}),
-        ("dykstra-accelerated", {"output": "alpha", "backend": "numpy"}),
+        ("dykstra-accelerated", {"output": "alpha", "compiled": False}),
         ("gd", {}), ("normalized-gd", {}), ("homotopic", {}), ("cvxpy", {}),
     ]
     for method, opts in cases:

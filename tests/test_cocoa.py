@@ -123,8 +123,8 @@ def test_dual_accelerated_on_sparse_chunks_same_iterates():
 def test_python_round_gives_the_numba_iterates_and_warm_start():
     X, y = _data(seed=4, n=160, d=8)
     p = mk.SoftMarginSVM(da.from_array(X, chunks=(80, -1)), y, C=0.05, bias=False)
-    a = p.solve("dual-cd", max_iter=3, seed=2, backend="numba")
-    b = p.solve("dual-cd", max_iter=3, seed=2, backend="numpy")
+    a = p.solve("dual-cd", max_iter=3, seed=2, compiled=True)
+    b = p.solve("dual-cd", max_iter=3, seed=2, compiled=False)
     np.testing.assert_allclose(a.w, b.w, rtol=1e-12, atol=1e-14)
     assert a.status == "user_limit" and a.certificate["relative_gap"] > 1e-6   # never claims more than proven
     first = p.solve("dual-cd", max_iter=40, seed=0, tol=1e-7)

@@ -103,8 +103,8 @@ def test_csr_chunks_and_python_backend_same_iterates(method):
     X[rng.random(X.shape) < 0.7] = 0.0
     y = np.where(rng.random(60) < 0.5, 1.0, -1.0)
     Xd = da.from_array(X, chunks=(20, -1))
-    ws = [mk.MaxMargin(A, y, bias=False).solve(method, seed=3, max_iter=8, local_epochs=2, backend=b).w
-          for A in (Xd, Xd.map_blocks(sp.csr_matrix)) for b in ("numba", "numpy")]
+    ws = [mk.MaxMargin(A, y, bias=False).solve(method, seed=3, max_iter=8, local_epochs=2, compiled=b).w
+          for A in (Xd, Xd.map_blocks(sp.csr_matrix)) for b in (True, False)]
     for w in ws[1:]:
         np.testing.assert_allclose(w, ws[0], rtol=1e-10, atol=1e-13)
 

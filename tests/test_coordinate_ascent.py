@@ -237,8 +237,8 @@ def test_numba_and_numpy_epochs_give_the_same_iterates(method, p, constraint, sp
     X[np.abs(X) < 0.3] = 0.0
     prob = MinNormFeasibility(sp.csr_matrix(X) if sparse else X, y if constraint == "margin" else t, p=p,
                               constraint=constraint)
-    _, a = states(prob, method, 4, seed=3, backend="numba")
-    _, b = states(prob, method, 4, seed=3, backend="numpy")
+    _, a = states(prob, method, 4, seed=3, compiled=True)
+    _, b = states(prob, method, 4, seed=3, compiled=False)
     for sa, sb in zip(a, b):
         np.testing.assert_allclose(sa.lam, sb.lam, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(sa.u, sb.u, rtol=1e-9, atol=1e-12)

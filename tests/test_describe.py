@@ -51,7 +51,7 @@ def test_option_meanings_come_from_the_config_comments():
     assert "'exp'" in d.option("loss").accepts and "'logistic'" in d.option("loss").accepts
     inertial = mk.describe("diagonal-inertial")   # an inherited field keeps the comment of its base Config
     assert "λ_t" in inertial.option("schedule").meaning and "α" in inertial.option("alpha").meaning
-    assert "numba" in mk.describe("dual-cd").option("backend").meaning
+    assert "numba" in mk.describe("dual-cd").option("compiled").meaning
 
 
 def test_meanings_by_metadata_and_docstring_convention():
@@ -155,10 +155,10 @@ def test_numpy_fallback_warns_once_per_process(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:   # an explicit choice is not a fallback
         warnings.simplefilter("always")
         monkeypatch.setattr(numba_rows, "_WARNED", False)
-        problem.compile("dual-cd", backend="numpy")
+        problem.compile("dual-cd", compiled=False)
     assert not [w for w in caught if issubclass(w.category, mk.PerformanceWarning)]
-    with pytest.raises(mk.ProblemError, match="backend='numba' needs numba"):
-        problem.compile("dual-cd", backend="numba")
+    with pytest.raises(mk.ProblemError, match="compiled=True needs numba"):
+        problem.compile("dual-cd", compiled=True)
 
 
 def test_numba_is_a_runtime_dependency():

@@ -192,7 +192,7 @@ def test_methods_are_listed_for_p_up_to_two_only():
     with pytest.raises(ProblemError, match="p > 2"):
         prob.solve("dykstra")
     with pytest.raises(ProblemError, match="numba"):
-        ProjectionOntoIntersection(x0, sets).solve("dykstra", backend="numba")
+        ProjectionOntoIntersection(x0, sets).solve("dykstra", compiled=True)
 
 
 @pytest.mark.parametrize("build,match", [

@@ -223,8 +223,8 @@ def test_dual_cd_bias_gives_the_same_status_and_relative_gap_on_scaled_data(spar
 def test_dual_cd_bias_numba_and_numpy_backends_give_the_same_iterates(sparse):
     X, y = _data(n=60, d=5, seed=8, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5)
-    fast = problem.solve(METHOD, backend="numba", max_iter=6, tol=0.0, seed=3, trace=None)
-    slow = problem.solve(METHOD, backend="numpy", max_iter=6, tol=0.0, seed=3, trace=None)
+    fast = problem.solve(METHOD, compiled=True, max_iter=6, tol=0.0, seed=3, trace=None)
+    slow = problem.solve(METHOD, compiled=False, max_iter=6, tol=0.0, seed=3, trace=None)
     assert fast.info["backend"] == "numba" and slow.info["backend"] == "numpy"
     np.testing.assert_allclose(fast.w, slow.w, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(fast.dual["a"], slow.dual["a"], rtol=1e-12, atol=1e-14)

@@ -73,8 +73,8 @@ def test_budget_stop_is_user_limit_never_optimal(svm):
 def test_numba_and_numpy_engines_give_identical_iterates_for_a_seed(sparse):
     X, y = _data(n=120, d=9, seed=3, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
-    fast = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, backend="numba")
-    slow = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, backend="numpy")
+    fast = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, compiled=True)
+    slow = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, compiled=False)
     assert fast.info["backend"] == "numba" and slow.info["backend"] == "numpy"
     np.testing.assert_array_equal(fast.w, slow.w)
     np.testing.assert_array_equal(fast.dual["a"], slow.dual["a"])
@@ -82,7 +82,7 @@ def test_numba_and_numpy_engines_give_identical_iterates_for_a_seed(sparse):
 
 def test_numpy_engine_alone_solves_the_problem(svm):
     problem, ref = svm
-    res = problem.solve("dual-cd", tol=1e-6, seed=0, backend="numpy", max_iter=5000)
+    res = problem.solve("dual-cd", tol=1e-6, seed=0, compiled=False, max_iter=5000)
     assert res.status == "optimal"
     assert abs(res.value - ref.value) <= 1e-6 * abs(ref.value)
 

@@ -1,10 +1,12 @@
 """The registry: one explicit table of every method marginkit has (CVXPY's ``reductions/solvers/defines.py`` idea).
 
 A :class:`MethodCard` names a method, the problem form it accepts, where its class lives (``"module:Class"``, imported
-only when the method is compiled), the options of the form it cannot handle (``requires``: a predicate name and the
-reason shown to the user), and what the README's method table says of it (paper, algorithm, limit, proven rate, the
-documented agreement tolerance at the default comparison budget, tags). Nothing registers itself by being imported:
-a method exists because it has a line here, and ``tests/test_contract.py`` checks every line.
+only when the method is compiled) and the classes it runs instead on some data (``variants``: dask data -> the
+CoCoA+ class; the engine picks, no plan swaps classes), the options of the form it cannot handle (``requires``: a
+predicate name and the reason shown to the user), and what the README's method table says of it (paper, algorithm,
+limit, proven rate, the documented agreement tolerance at the default comparison budget, tags). Nothing registers
+itself by being imported: a method exists because it has a line here, and ``tests/test_contract.py`` checks every
+line.
 
 The reductions between forms are the second table, :data:`REDUCTIONS` (``"module:Class"`` too); the reduction graph
 of :mod:`marginkit.engine.graph` is built from both.
@@ -23,6 +25,21 @@ CHECKS = {
     "bias": lambda p: bool(getattr(p, "bias", False)),
     "p_at_most_2": lambda p: getattr(p, "p", 2.0) <= 2.0,
     "unweighted": lambda p: getattr(p, "sample_weight", None) is None,
+}
+
+
+def _array_kind(problem) -> str:
+    backend = getattr(problem, "backend", None)
+    return "numpy" if backend is None else backend.kind
+
+
+# what a variant's key asks of the problem in the form the method runs on: where its arrays live (the kinds of
+# core/backend.py), or its shape ("kernel": a kernel problem, for a class that works on the dual weights)
+VARIANT_KEYS = {
+    "numpy": lambda p: _array_kind(p) == "numpy",
+    "array-api": lambda p: _array_kind(p) == "array-api",
+    "dask": lambda p: _array_kind(p) == "dask",
+    "kernel": lambda p: getattr(p, "kernel", None) is not None,
 }
 
 
@@ -52,6 +69,10 @@ class MethodCard:
     # where the method computes (core/backend.py): "numpy" (NumPy/SciPy), "array-api" (torch, CuPy,
     # array-api-strict: vectors stay on X's device), "dask" (a row-chunked dask.array: n-vectors stay on the workers)
     arrays: tuple = ("numpy",)
+    # the classes that run instead of ``target`` on some problems: ``(key, "module:Class")`` pairs with a key of
+    # VARIANT_KEYS, tried in order, the first that holds for the problem wins (``target_for``); e.g. ("dask", the
+    # CoCoA+ class): one method name, one card, and the class that fits the data
+    variants: tuple = ()
 
     @property
     def is_reference(self) -> bool:
@@ -71,9 +92,23 @@ class MethodCard:
                 return False, reason
         return True, ""
 
-    def load(self):
-        """The plan (or reference) class; its module is imported here, on first use."""
-        module, _, qualname = self.target.partition(":")
+    def target_for(self, problem=None) -> str:
+        """The ``"module:Class"`` that runs ``problem`` (in the form the method runs on): the first variant whose key
+        holds for it, else ``target`` (also without a problem)."""
+        unknown = [key for key, _ in self.variants if key not in VARIANT_KEYS]
+        if unknown:
+            raise ProblemError(f"method {self.name!r}: variant key(s) {unknown} unknown; valid keys: "
+                               f"{', '.join(VARIANT_KEYS)}")
+        if problem is not None:
+            for key, target in self.variants:
+                if VARIANT_KEYS[key](problem):
+                    return target
+        return self.target
+
+    def load(self, problem=None):
+        """The plan (or reference) class that runs ``problem`` (:meth:`target_for`; ``target`` without one); its
+        module is imported here, on first use."""
+        module, _, qualname = self.target_for(problem).partition(":")
         obj = import_module(module)
         for part in qualname.split("."):
             obj = getattr(obj, part)
@@ -196,8 +231,9 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = Hsieh et al. Alg. 1 with shrinking), numba epochs',
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
-               tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm'),
-               arrays=("numpy", "dask")),   # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
+               tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm'), arrays=("numpy", "dask"),
+               # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
+               variants=(("dask", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),)),
     MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_bias:BiasDualCoordinateDescent',
                paper='Hsieh et al. (2008) dual CD with shrinking; method of multipliers (Hestenes 1969, Powell 1969; Rockafellar 1976)',
                algorithm='one dual coordinate epoch on the augmented Lagrangian of yᵀa = 0, then the multiplier (offset) step; numba epochs, dense or CSR',
@@ -279,15 +315,17 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
                converges_to='the min-ψ feasible point θ* (RB eq. 2)',
                rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
-               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'),
-               arrays=("numpy", "dask")),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2 (cocoa_margin.py)
+               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'), arrays=("numpy", "dask"),
+               # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
+               variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra"),)),
     MethodCard('dykstra-accelerated', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
                paper='Raj & Bach (2021)',
                algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
                converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
                rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
                tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'),
-               arrays=("numpy", "dask")),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2 (cocoa_margin.py)
+               arrays=("numpy", "dask"),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
+               variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),)),
     MethodCard('mirror-descent', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
                paper='Raj & Bach (2021)',
                algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',

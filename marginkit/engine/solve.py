@@ -32,7 +32,7 @@ def compile_method(problem: Problem, method: str, **options: Any) -> Any:
     ``cvxpy_problem`` is what ``problem.compile("cvxpy")`` returns, as the contract says). Both ``run() -> Result``."""
     card, chain = resolve(problem, method)
     run_opts, params = _split_options(options)
-    cls = card.load()
+    cls = card.load(chain.reduced)   # the card's variant for the data/form the method runs on, else its target
     if card.is_reference:
         if run_opts:
             raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")

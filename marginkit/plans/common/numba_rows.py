@@ -4,14 +4,16 @@ A coordinate epoch visits the rows of ``X`` in random order and, for each, reads
 axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-descent``
 (:mod:`marginkit.plans.raj_bach.epochs_numba`) and of ``dual-cd`` (:mod:`marginkit.plans.raj_bach.svm_coordinate`).
 
-**The backend option.** Every plan with a compiled epoch has the option ``backend``: ``"auto"`` (numba when it is
-installed), ``"numba"`` or ``"numpy"``. :data:`BACKEND` is its declared constraint and :func:`resolve_backend` the
-one place it is resolved.
+**The compiled option.** Every plan with a compiled epoch has the option ``compiled``: ``"auto"`` (numba when it is
+installed), ``True`` (numba, required) or ``False`` (the same epoch in NumPy). :data:`COMPILED` is its declared
+constraint and :func:`resolve_compiled` the one place it is resolved. The word "backend" names where the arrays live
+(:mod:`marginkit.core.backend`) and nothing else: the former option ``backend="auto"|"numba"|"numpy"`` is still
+accepted for one release, with a ``DeprecationWarning`` (:func:`renamed_backend`).
 
 **numba is a dependency, imported lazily.** ``pip install marginkit`` installs numba; nothing here imports it at
 import time: :func:`available`, :func:`njit` and :func:`jit_rows` do, on their first call, so ``import marginkit``
-and a plan compiled with ``backend="numpy"`` never load it. On a platform without numba, :func:`njit` returns the
-function unchanged (the fallback, 14-35x slower) and ``backend="auto"`` warns once per process
+and a plan compiled with ``compiled=False`` never load it. On a platform without numba, :func:`njit` returns the
+function unchanged (the fallback, 14-35x slower) and ``compiled="auto"`` warns once per process
 (:class:`PerformanceWarning`, ``marginkit.PerformanceWarning``).
 
 **Twins.** Each row operation below is a plain Python function, its NumPy body (what runs without numba), with a
@@ -35,15 +37,19 @@ cannot emit it, and in Python).
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import warnings
 
 import numpy as np
 from scipy.linalg import blas as _blas
 
-from ...core.params import Options
+from ...core.params import Boolean, Options, check_value
 from ...core.validation import ProblemError
 
-BACKEND = Options("auto", "numba", "numpy")  # the declared constraint of every ``backend`` option
+COMPILED = [Options("auto"), Boolean()]   # the declared constraint of every ``compiled`` option
+BACKEND = [Options("auto", "numba", "numpy")]   # the deprecated ``backend`` option's values (:func:`renamed_backend`)
+_BACKEND_TO_COMPILED = {"auto": "auto", "numba": True, "numpy": False}
 ONE = np.uint64(1)      # ``indptr[i + ONE]`` keeps an unsigned row index unsigned
 LINE = 8                # float64 entries per 64-byte cache line: one prefetch hint per line
 INDEX_LINE = 16         # int32 entries per cache line
@@ -58,7 +64,7 @@ _WARNED = False  # whether the fallback warning was given in this process
 class PerformanceWarning(UserWarning):
     """A marginkit method runs on a slow path: numba is missing and a compiled epoch falls back to NumPy. Given
     once per process; silence it with ``warnings.filterwarnings("ignore", category=marginkit.PerformanceWarning)``
-    or pass ``backend="numpy"`` explicitly."""
+    or pass ``compiled=False`` explicitly."""
 
 
 def available() -> bool:
@@ -73,32 +79,79 @@ def available() -> bool:
     return _NUMBA
 
 
-def resolve_backend(backend: str, method: str, unsupported: str | None = None) -> str:
-    """``"numba"`` or ``"numpy"``, the backend a plan runs with. ``"auto"`` is numba when it is installed and the
-    plan can use it on this problem (``unsupported`` is None; else it says why not, for ``backend="numba"``'s
-    error); ``"numpy"`` returns at once, without importing numba."""
-    if backend == "numpy":
+def resolve_compiled(compiled, method: str, unsupported: str | None = None) -> str:
+    """``"numba"`` or ``"numpy"``: how a plan runs its epochs. ``"auto"`` is numba when it is installed and the plan
+    can use it on this problem (``unsupported`` is None; else it says why not, for ``compiled=True``'s error);
+    ``False`` returns at once, without importing numba."""
+    required = not isinstance(compiled, str) and bool(compiled)   # True or numpy.True_; "auto" is a str
+    if not isinstance(compiled, str) and not required:
         return "numpy"
     if unsupported is not None:
-        if backend == "numba":
-            raise ProblemError(f"{method}: backend='numba' {unsupported}")
+        if required:
+            raise ProblemError(f"{method}: compiled=True (numba) {unsupported}")
         return "numpy"
     if available():
         return "numba"
-    if backend == "numba":
-        raise ProblemError(f"{method}: backend='numba' needs numba (pip install numba)")
+    if required:
+        raise ProblemError(f"{method}: compiled=True needs numba (pip install numba)")
     _warn_fallback(method)
     return "numpy"
 
 
+def renamed_backend(options: dict, method: str) -> dict:
+    """``options`` with the deprecated ``backend`` ("auto", "numba", "numpy") given as ``compiled`` ("auto", True,
+    False), and a ``DeprecationWarning`` naming the new option; both at once is a ``ProblemError``. Kept for one
+    release: "backend" now means where the arrays live only."""
+    if "backend" not in options:
+        return options
+    options = dict(options)
+    backend = options.pop("backend")
+    check_value(method, "backend", backend, BACKEND)
+    if "compiled" in options:
+        raise ProblemError(f"{method}: backend={backend!r} and compiled={options['compiled']!r} were both given; "
+                           "backend is the former name of compiled: pass compiled only")
+    options["compiled"] = _BACKEND_TO_COMPILED[backend]
+    warnings.warn(f"{method}: the option backend={backend!r} is deprecated and will be removed in the next release; "
+                  f"use compiled={options['compiled']!r} (True: numba, False: the NumPy epochs, 'auto')",
+                  DeprecationWarning, stacklevel=_outside_marginkit())
+    return options
+
+
+def compiled_info(resolved: str) -> dict:
+    """What a plan's ``Result.info`` says of its epochs: ``compiled`` (whether numba ran them) and, as before the
+    option was renamed, ``backend`` (``"numba"`` or ``"numpy"``), which results already stored and read."""
+    return {"backend": resolved, "compiled": resolved == "numba"}
+
+
+class CompiledEpochs:
+    """Mixin of the plans whose epochs numba compiles (put before :class:`~marginkit.engine.runloop.IterationPlan`):
+    their ``Config`` declares ``compiled``, and ``compile`` still takes the deprecated ``backend``
+    (:func:`renamed_backend`) before the options are checked against the ``Config``."""
+
+    @classmethod
+    def compile(cls, form, options: dict, *args, **binding):
+        method = (args[0] if args else binding.get("method")) or cls.name
+        return super().compile(form, renamed_backend(options, method), *args, **binding)
+
+
+def _outside_marginkit() -> int:
+    """The ``stacklevel`` of the first caller outside the marginkit package, so that the warning names the user's
+    line (Python shows a ``DeprecationWarning`` by default only when it is attributed to ``__main__``)."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _warn_fallback(method: str) -> None:
-    """The once-per-process warning of ``backend="auto"`` without numba."""
+    """The once-per-process warning of ``compiled="auto"`` without numba."""
     global _WARNED
     if _WARNED:
         return
     _WARNED = True
     warnings.warn(f"{method}: numba is not installed, so its compiled epochs run in NumPy (14-35x slower); "
-                  "pip install numba, or pass backend='numpy' to choose the NumPy path explicitly "
+                  "pip install numba, or pass compiled=False to choose the NumPy path explicitly "
                   "(this warning is shown once per process)", PerformanceWarning, stacklevel=4)
 
 

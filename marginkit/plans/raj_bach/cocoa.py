@@ -47,7 +47,7 @@ through the driver): one scheduler round trip per round, one extra pass over eac
 next to H epochs in random order).
 
 The local work runs on the block as NumPy/SciPy (dense C-ordered rows or CSR: ``X.to_delayed()``, never
-``X.compute()``) with numba (``backend="numba"``) or the same round in Python (``"numpy"``), through the threaded
+``X.compute()``) with numba (``compiled=True``) or the same round in Python (``False``), through the threaded
 scheduler or a ``distributed.Client`` alike (the block functions are module-level, pickled by reference). Each
 block's visiting order comes from a xorshift64 seed drawn per round from the run's ``seed``: a run is reproducible
 for a given seed and chunking.
@@ -66,8 +66,9 @@ from ...core.params import Boolean, Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ..common.numba_rows import BACKEND, resolve_backend
+from ..common.numba_rows import COMPILED, compiled_info, resolve_compiled
 from .gap import DualityGapPlan
+from .svm_coordinate import compiled_round, dcd_round
 
 AGGREGATION = Options("add", "average")
 INFO = 2   # entries after Δw_k in a block's reply: coordinates visited, epochs run
@@ -106,8 +107,8 @@ def block_sq_norms(Xb):
 
 def local_round(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, shrinking, rounds):
     """One block's part of a CoCoA+ round (module docstring, steps 1-2): ``(a_[k] + γΔ, [Δw_k, visits, epochs])``.
-    ``rounds = (dcd_round, compiled_round or None)``: the round of :mod:`.svm_coordinate`, passed in (not
-    imported) so that this module does not import the plan that dispatches to it."""
+    ``rounds = (dcd_round, compiled_round or None)``: the round of :mod:`.svm_coordinate` in Python, and its
+    compiled form unless the plan runs ``compiled=False``."""
     py_round, compiled = rounds
     fn = compiled() if compiled is not None else py_round
     ab = np.asarray(ab, dtype=np.float64)
@@ -163,8 +164,10 @@ class CoCoAPlus(DualityGapPlan):
     """``dual-cd`` on a row-chunked dask ``X``: CoCoA+ (Ma et al. 2015, Alg. 1; Smith et al. 2018) with the existing
     dual coordinate round as the local solver on every row chunk (see the module docstring). Options:
     ``local_epochs`` (H, epochs of the local round per communication round), ``aggregation`` (``"add"``: CoCoA+,
-    ``γ = 1``, ``σ' = K``; ``"average"``: CoCoA, ``γ = 1/K``, ``σ' = 1``), ``shrinking`` and ``backend`` as for
-    ``dual-cd`` (applied inside each local round). One iteration = one communication round."""
+    ``γ = 1``, ``σ' = K``; ``"average"``: CoCoA, ``γ = 1/K``, ``σ' = 1``), ``shrinking`` and ``compiled`` as for
+    ``dual-cd`` (applied inside each local round). One iteration = one communication round.
+
+    The engine runs it for ``dual-cd`` on dask data (the registry card's variant for dask)."""
 
     name = "dual-cd"
 
@@ -173,9 +176,9 @@ class CoCoAPlus(DualityGapPlan):
         local_epochs: int = 1        # H: local epochs per round
         aggregation: str = "add"     # "add" (CoCoA+) or "average" (CoCoA)
         shrinking: bool = True       # Hsieh et al. §3.2, inside a local round
-        backend: str = "auto"        # the local round compiled ("numba") or in Python ("numpy")
+        compiled: bool | str = "auto"   # the local round compiled by numba (True; "auto": when installed) or in Python
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
-                                       "shrinking": [Boolean()], "backend": [BACKEND]}
+                                       "shrinking": [Boolean()], "compiled": COMPILED}
 
     # the block functions of a round (module level: they pickle by reference); the margin form of ``dykstra`` and
     # ``dykstra-accelerated`` (:mod:`.cocoa_margin`) swaps them and the three hooks below
@@ -183,21 +186,14 @@ class CoCoAPlus(DualityGapPlan):
     cert_fn = staticmethod(block_certificate)
     State = CoCoAState
 
-    def __init__(self, form, config=None, *, rounds=None, **binding):
-        if rounds is None:
-            raise ProblemError("CoCoAPlus is compiled through solve/compile(problem, 'dual-cd') on dask data")
-        object.__setattr__(self, "_rounds", rounds)
-        super().__init__(form, config, **binding)
-
     def setup_blocks(self):
-        """What every CoCoA+ plan sets first: the backend, the shape, the local round (compiled or Python), the
+        """What every CoCoA+ plan sets first: the array backend, the shape, the local round (compiled or Python), the
         K row chunks and the aggregation's ``(γ, σ')``; returns ``X``'s row chunking ``(chunks,)``."""
         X = self.form.X
         self.bk = self.form.backend
         self.n, self.d = X.shape
-        self.resolved_backend = resolve_backend(self.config.backend, self.method)
-        py_round, compiled = self._rounds
-        self.rounds = (py_round, compiled if self.resolved_backend == "numba" else None)
+        self.resolved_backend = resolve_compiled(self.config.compiled, self.method)
+        self.rounds = (dcd_round, compiled_round if self.resolved_backend == "numba" else None)
         self.row_chunks = X.chunks[0]
         self.K = len(self.row_chunks)
         if self.config.aggregation == "add":
@@ -312,6 +308,6 @@ class CoCoAPlus(DualityGapPlan):
 
     def solution(self, st, status) -> Solution:
         return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a},
-                        info={"backend": self.resolved_backend, "shrinking": self.shrinking, "epochs": st.epochs,
+                        info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking, "epochs": st.epochs,
                               "cocoa": {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma,
                                         "gamma": self.gamma, "local_epochs": self.local_epochs}})

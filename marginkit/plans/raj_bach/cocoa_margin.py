@@ -66,12 +66,11 @@ from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ..common.numba_rows import BACKEND
+from ..common.numba_rows import COMPILED, compiled_info
 from .cocoa import AGGREGATION, CoCoAPlus, CoCoAState, _block_matvec, _block_rmatvec, _rows, block_sq_norms, local_round
 from .constraints import RowConstraints
-from .svm_coordinate import compiled_round, dcd_round
 
-__all__ = ["CoCoAAcceleratedDykstra", "CoCoADykstra", "cocoa_plan"]
+__all__ = ["CoCoAAcceleratedDykstra", "CoCoADykstra"]
 
 
 # block functions (module level: pickled by reference) ------------------------------------------------------
@@ -112,7 +111,7 @@ def _view(a):
     return v
 
 
-def local_apcg(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, output, backend):
+def local_apcg(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, output, runner):
     """One block's part of a round with RB Algorithm 2 as the local solver (module docstring):
     ``(λ_[k] + γΔ, [Δu_k, visits, epochs])``."""
     ab = np.asarray(ab, dtype=np.float64)
@@ -128,7 +127,7 @@ def local_apcg(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, output, back
     scal = np.array([1.0 / max(nk, 1), 1.0])
     rng = np.random.default_rng(seed)
     for _ in range(int(epochs) if nk else 0):
-        system.apcg_epoch(Linv, rng.integers(0, nk, size=nk), alpha, ehat, ua, ue, scal, 2.0, backend)
+        system.apcg_epoch(Linv, rng.integers(0, nk, size=nk), alpha, ehat, ua, ue, scal, 2.0, runner)
     beta = alpha if output == "alpha" or not nk else alpha + (scal[1] / (1.0 - scal[0])) * ehat
     delta = np.maximum(beta, 0.0) / sigma - ab            # back into the subproblem's domain β >= 0
     a_new = np.clip(ab + gamma * delta, 0.0, boxb)
@@ -154,10 +153,6 @@ class CoCoAMargin(CoCoAPlus):
     log_columns = ("objective", "dual_objective", "duality_gap", "max_violation")
     cert_fn = staticmethod(block_margin_certificate)
     State = MarginCoCoAState
-
-    def __init__(self, form, config=None, **binding):
-        binding.setdefault("rounds", (dcd_round, compiled_round))
-        super().__init__(form, config, **binding)
 
     def check_form(self, form):
         """The forms this CoCoA+ solves; a ``ProblemError`` naming the argument otherwise."""
@@ -305,7 +300,7 @@ class CoCoAMargin(CoCoAPlus):
             ref_w = np.asarray(ref.w, dtype=np.float64)
             cert["reference_gap"] = float(ref.value) - st.dual
             cert["bregman_to_reference"] = 0.5 * float((ref_w - st.w) @ (ref_w - st.w))
-        info = {"backend": self.resolved_backend, "epochs": st.epochs, "coordinate_steps": st.visits,
+        info = {**compiled_info(self.resolved_backend), "epochs": st.epochs, "coordinate_steps": st.visits,
                 "cocoa": {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma,
                           "gamma": self.gamma, "local_epochs": self.local_epochs}}
         return Solution(w=np.array(c["point"], dtype=np.float64), status=status, certificate=cert,
@@ -315,7 +310,9 @@ class CoCoAMargin(CoCoAPlus):
 class CoCoADykstra(CoCoAMargin):
     """``dykstra`` on dask: CoCoA+ with H epochs of RB Algorithm 1 (= :func:`~.svm_coordinate.dcd_round` with an
     infinite box) per round on every row chunk. Options: ``local_epochs``, ``aggregation``, ``step``
-    (``"per-sample"``: ``1/L_i``; ``"max"``: ``1/L_max``), ``backend``."""
+    (``"per-sample"``: ``1/L_i``; ``"max"``: ``1/L_max``), ``compiled``.
+
+    The engine runs it for ``dykstra`` on dask data (the registry card's variant for dask)."""
 
     name = "dykstra"
 
@@ -324,9 +321,9 @@ class CoCoADykstra(CoCoAMargin):
         local_epochs: int = 1        # H: local epochs per round
         aggregation: str = "add"     # "add" (CoCoA+) or "average" (CoCoA)
         step: str = "per-sample"     # RB Lemma 1's 1/L_i, or 1/L_max ("max")
-        backend: str = "auto"        # the local round compiled ("numba") or in Python ("numpy")
+        compiled: bool | str = "auto"   # the local round compiled by numba (True; "auto": when installed) or in Python
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
-                                       "step": [Options("per-sample", "max")], "backend": [BACKEND]}
+                                       "step": [Options("per-sample", "max")], "compiled": COMPILED}
 
     local_fn = staticmethod(local_round)
 
@@ -342,7 +339,9 @@ class CoCoADykstra(CoCoAMargin):
 class CoCoAAcceleratedDykstra(CoCoAMargin):
     """``dykstra-accelerated`` on dask: CoCoA+ with H epochs of RB Algorithm 2 (APCG) per round on every row chunk,
     from ``Δ = 0``. Options: ``local_epochs``, ``aggregation``, ``output`` (``"v"``: the APCG sequence ``v``;
-    ``"alpha"``: ``α``), ``backend``."""
+    ``"alpha"``: ``α``), ``compiled``.
+
+    The engine runs it for ``dykstra-accelerated`` on dask data (the registry card's variant for dask)."""
 
     name = "dykstra-accelerated"
 
@@ -351,22 +350,12 @@ class CoCoAAcceleratedDykstra(CoCoAMargin):
         local_epochs: int = 1
         aggregation: str = "add"
         output: str = "v"            # the block's step from β(v_T) or β(α_T)
-        backend: str = "auto"        # the local APCG epochs compiled ("numba") or in NumPy ("numpy")
+        compiled: bool | str = "auto"   # the local APCG epochs compiled by numba (True; "auto": when installed) or not
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
-                                       "output": [Options("v", "alpha")], "backend": [BACKEND]}
+                                       "output": [Options("v", "alpha")], "compiled": COMPILED}
 
     local_fn = staticmethod(local_apcg)
 
     def local_options(self) -> tuple:
         return self.sigma, self.gamma, self.local_epochs, self.output, self.resolved_backend
 
-
-PLANS = {"dykstra": CoCoADykstra, "dykstra-accelerated": CoCoAAcceleratedDykstra}
-
-
-def cocoa_plan(name: str):
-    """The CoCoA+ plan of the RB method ``name`` on dask data; ``ProblemError`` for the others."""
-    if name not in PLANS:
-        raise ProblemError(f"method {name!r} has no distributed form on dask data: use 'dykstra' or "
-                           "'dykstra-accelerated' (CoCoA+), or convert X with X.compute()")
-    return PLANS[name]

@@ -29,9 +29,10 @@ falls out as its special case. A new kind of constraint is a new system; the alg
 * one coordinate: ``dot(i, θ) = a_iᵀθ``, ``dot2(i, w, w2, π) = a_iᵀ(w + π w2)``, ``add(i, coef, u)``
   (``u += a_i coef`` in place), ``prox_delta(i, λ_i, m, τ)`` (Lemma 1's ``Δλ_i``), ``smd_delta(i, m, h)``
   (``h (Π_{Y_i}(m) − m)``);
-* whole epochs, which a system may run compiled: ``epoch(rule, step, idx, lam, u, q, backend)`` and
-  ``apcg_epoch(Linv, idx, alpha, ehat, ua, ue, scal, q, backend)`` (the NumPy ones are generic over the
-  one-coordinate operations above; rows also have numba twins);
+* whole epochs, which a system may run compiled: ``epoch(rule, step, idx, lam, u, q, runner)`` and
+  ``apcg_epoch(Linv, idx, alpha, ehat, ua, ue, scal, q, runner)`` (the NumPy ones are generic over the
+  one-coordinate operations above; rows also have numba twins; ``runner`` is ``"numba"`` or ``"numpy"``, as the
+  plan's option ``compiled`` resolved);
 * the certificate: ``rmatvec(λ) = Σ a_iλ_i``, ``check_dual(λ, name)`` (a warm start in the dual domain),
   ``repair(λ, u)`` (λ moved exactly into the dual domain, ``u`` updated), ``linear_part(λ) = −Σ σ_{Y_i}(−λ_i)``,
   ``farkas_numerator(λ, x0)`` and ``evaluate(θ, objective)`` (``primal``, ``max_violation``; for margins also a
@@ -185,15 +186,15 @@ class RowConstraints:
             r = 0.0
         return h * r
 
-    def epoch(self, rule, step, idx, lam, u, q, backend):
-        if backend == "numba":
+    def epoch(self, rule, step, idx, lam, u, q, runner):
+        if runner == "numba":
             X2, data, indices, indptr, dense = self._kernel_data
             return float(compiled_kernels().coordinate_epoch(X2, data, indices, indptr, dense, self.d, self.s, self.c,
                                                              self.margin, rule, step, idx, lam, u, q))
         return numpy_coordinate_epoch(self, rule, step, idx, lam, u, q)
 
-    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, backend):
-        if backend == "numba":
+    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, runner):
+        if runner == "numba":
             X2, data, indices, indptr, dense = self._kernel_data
             return float(compiled_kernels().apcg_epoch(X2, data, indices, indptr, dense, self.d, self.s, self.c,
                                                        self.margin, Linv, idx, alpha, ehat, ua, ue, scal, q))
@@ -283,10 +284,10 @@ class SetConstraints:
     def smd_delta(self, i, m, h):
         return h * (self.sets[i].project(m) - m)
 
-    def epoch(self, rule, step, idx, lam, u, q, backend):
+    def epoch(self, rule, step, idx, lam, u, q, runner):
         return numpy_coordinate_epoch(self, rule, step, idx, lam, u, q)
 
-    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, backend):
+    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, runner):
         return numpy_apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q)
 
     def check_dual(self, lam, name):

@@ -15,7 +15,7 @@ Gram matrix.
 **One iteration of the run loop is one epoch** of ``n`` coordinate updates with indices drawn uniformly (with
 replacement) by the run's NumPy generator, which the state carries; the epoch runs over the constraint-system
 protocol of :mod:`.constraints`, compiled (:mod:`.epochs_numba`, rows only) or in NumPy (:mod:`.epochs`) as the
-option ``backend`` (``"auto"``, ``"numba"``, ``"numpy"``) says, with the same index sequence and the same arithmetic
+option ``compiled`` (``"auto"``, ``True``, ``False``) says, with the same index sequence and the same arithmetic
 up to the order of the sums.
 
 **Certificate** (what ``stop`` uses, reported in ``Result.certificate``), at the dual point ``λ`` whose primal
@@ -71,7 +71,7 @@ from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ..common.margin import HULL_MAX_ENTRIES, HULL_TOL, data_cached, hull_certificate
-from ..common.numba_rows import BACKEND, resolve_backend
+from ..common.numba_rows import COMPILED, CompiledEpochs, compiled_info, resolve_compiled
 from .constraints import RowConstraints, SetConstraints, compiled_kernels
 from .cost import epoch_cost_ratio
 from .epochs import PERCEPTRON, RCD, SMD
@@ -102,22 +102,16 @@ class AcceleratedState(DualState):
     pi: float = 1.0            # π_t = Π_{s<=t} (1 − γ_s), folded into ê at each epoch start
 
 
-class DualCoordinatePlan(IterationPlan):
+class DualCoordinatePlan(CompiledEpochs, IterationPlan):
     """Shared setup, state, certificate, stop rule and solution of the RB plans (see the module docstring).
-    A subclass declares ``Config`` (with ``backend``) and implements :meth:`epoch`."""
+    A subclass declares ``Config`` (with ``compiled``) and implements :meth:`epoch`.
+
+    On a row-chunked dask ``X`` the engine runs the CoCoA+ margin form of :mod:`.cocoa_margin` instead (the registry
+    card's variant for dask data)."""
 
     default_max_iter = 1000
     default_tol = 1e-6
     log_columns = ("objective", "dual_objective", "duality_gap", "max_violation")
-
-    @classmethod
-    def compile(cls, form, options: dict, method: str | None = None, **binding):
-        """On a row-chunked dask ``X`` the plan is CoCoA+ (:mod:`.cocoa_margin`: this family's coordinate update
-        on every row chunk, margins with p = 2); elsewhere this plan."""
-        if getattr(getattr(form, "backend", None), "kind", "numpy") == "dask":
-            from .cocoa_margin import cocoa_plan   # imports dask: only for dask data
-            return cocoa_plan(cls.name).compile(form, options, method=method or cls.name, **binding)
-        return super().compile(form, options, method=method, **binding)
 
     def setup(self):
         form = self.form
@@ -132,7 +126,7 @@ class DualCoordinatePlan(IterationPlan):
         self.u0 = grad_half_sq_norm(self.x0, self.p)
         self.psi_star_u0 = 0.5 * lp_norm(self.u0, self.q) ** 2
         unsupported = None if isinstance(self.system, RowConstraints) else _SETS_NOT_COMPILED
-        self.resolved_backend = resolve_backend(self.config.backend, self.method, unsupported)  # "numba" | "numpy"
+        self.resolved_backend = resolve_compiled(self.config.compiled, self.method, unsupported)  # "numba" | "numpy"
         L = self.system.L
         self.Linv = np.where(L > 0, 1.0 / np.where(L > 0, L, 1.0), 0.0)
         self.L_max = float(L.max())
@@ -310,7 +304,7 @@ class DualCoordinatePlan(IterationPlan):
         if ref is not None and ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None:
             cert["reference_gap"] = float(ref.value) - c["dual"]
             cert["bregman_to_reference"] = bregman(ref.w, c["theta"], self.p)
-        info = {"backend": self.resolved_backend, "coordinate_steps": state.t,
+        info = {**compiled_info(self.resolved_backend), "coordinate_steps": state.t,
                 "epochs": state.t // max(self.system.n, 1)}
         # return the point the certificate speaks of: for margins, θ(λ) rescaled onto the feasible set
         w = np.array(c.get("point", c["theta"]), dtype=float)
@@ -350,8 +344,8 @@ class RandomizedDykstra(DualCoordinatePlan):
     @dataclass(frozen=True)
     class Config:
         step: str = "per-sample"   # the step 1/L_i of Lemma 1, or 1/L_max ("max")
-        backend: str = "auto"      # the epoch compiled ("numba", the default when installed) or in NumPy
-        constraints: ClassVar[dict] = {"step": [Options("per-sample", "max")], "backend": [BACKEND]}
+        compiled: bool | str = "auto"   # the epoch compiled by numba (True; "auto": when installed) or in NumPy
+        constraints: ClassVar[dict] = {"step": [Options("per-sample", "max")], "compiled": COMPILED}
 
     def setup(self):
         super().setup()
@@ -395,8 +389,8 @@ class AcceleratedDykstra(DualCoordinatePlan):
     @dataclass(frozen=True)
     class Config:
         output: str = "v"          # θ(v_t), the sequence the APCG theorem covers, or the paper's literal θ(α_t)
-        backend: str = "auto"
-        constraints: ClassVar[dict] = {"output": [Options("v", "alpha")], "backend": [BACKEND]}
+        compiled: bool | str = "auto"
+        constraints: ClassVar[dict] = {"output": [Options("v", "alpha")], "compiled": COMPILED}
 
     def initial_state(self, lam, u, rng):
         return AcceleratedState(t=0, lam=lam, u=u, rng=rng, e_hat=np.zeros_like(lam), u_e=np.zeros_like(u),
@@ -449,11 +443,11 @@ class StochasticMirrorDescent(DualCoordinatePlan):
     class Config:
         loss: str = "squared-distance"   # F of eq. (9), or the perceptron (margins only)
         step: str | float = "max"        # γ = 1/L_max (Thm 1), 1/L_i ("per-sample") or a positive number
-        backend: str = "auto"
+        compiled: bool | str = "auto"
         constraints: ClassVar[dict] = {
             "loss": [Options("squared-distance", "perceptron")],
             "step": [Options("max", "per-sample"), Interval(float, 0, None, closed="neither")],
-            "backend": [BACKEND]}
+            "compiled": COMPILED}
 
     def setup(self):
         super().setup()

@@ -1,5 +1,5 @@
 """The cost of one coordinate epoch against one mat-vec (``marginkit bench``, ``benchmarks/``): an epoch reads each
-row of X twice, in random order, so it should cost a few products with X, whatever the backend."""
+row of X twice, in random order, so it should cost a few products with X, compiled or not."""
 from __future__ import annotations
 
 import time as _time
@@ -8,10 +8,10 @@ import numpy as np
 
 
 def epoch_cost_ratio(n: int = 20000, d: int = 500, seed: int = 0, method: str = "dykstra", p: float = 2.0,
-                     repeats: int = 5, backend: str = "auto") -> dict:
+                     repeats: int = 5, compiled: bool | str = "auto") -> dict:
     """Median time of one epoch (``n`` coordinate updates) of ``method`` over the median time of one
     mat-vec ``X @ w`` with the same dense Gaussian ``X`` (n × d), in this process, ``repeats`` times each,
-    after one warm-up epoch (numba compilation).
+    after one warm-up epoch (numba compilation); ``compiled`` is the plan's option (``"auto"``, True, False).
 
     Epochs alternate with single-threaded mat-vecs while BLAS is limited to one thread (``threadpoolctl``,
     shipped with scikit-learn): idle OpenBLAS workers busy-wait after a threaded call and would take a core
@@ -22,7 +22,7 @@ def epoch_cost_ratio(n: int = 20000, d: int = 500, seed: int = 0, method: str = 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     y = np.where(X @ rng.standard_normal(d) >= 0, 1.0, -1.0)
-    plan = MinNormFeasibility(X, y, p=p).compile(method, backend=backend)
+    plan = MinNormFeasibility(X, y, p=p).compile(method, compiled=compiled)
     w = rng.standard_normal(d)
     Xp = plan.form.X
     try:
@@ -49,4 +49,5 @@ def epoch_cost_ratio(n: int = 20000, d: int = 500, seed: int = 0, method: str = 
     e, m, m1 = float(np.median(t_epoch)), float(np.median(t_mv)), float(np.median(t_mv1))
     return {"ratio": e / m, "ratio_single_thread": e / m1 if single is not None else np.nan, "epoch_seconds": e,
             "matvec_seconds": m, "matvec_single_thread_seconds": m1 if single is not None else np.nan,
-            "backend": plan.resolved_backend, "method": method, "n": n, "d": d, "p": p}
+            "backend": plan.resolved_backend, "compiled": plan.resolved_backend == "numba", "method": method, "n": n,
+            "d": d, "p": p}

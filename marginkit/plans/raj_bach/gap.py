@@ -8,10 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.runloop import IterationPlan
+from ..common.numba_rows import CompiledEpochs
 
 
-class DualityGapPlan(IterationPlan):
-    """Base class: ``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` at the current iterate."""
+class DualityGapPlan(CompiledEpochs, IterationPlan):
+    """Base class: ``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` at the current iterate. Every
+    such plan has compiled epochs (option ``compiled``)."""
 
     default_max_iter = 1000
     default_tol = 1e-6

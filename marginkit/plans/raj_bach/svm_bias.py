@@ -79,7 +79,7 @@ from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
-from ..common.numba_rows import BACKEND, available, resolve_backend
+from ..common.numba_rows import COMPILED, available, compiled_info, resolve_compiled
 from .gap import DualityGapPlan
 from .svm_bias_numba import bias_epoch_dense, bias_epoch_sparse, compiled_epochs
 
@@ -170,7 +170,7 @@ class BiasCDState:
 class BiasDualCoordinateDescent(DualityGapPlan):
     """Dual coordinate descent with multiplier steps on the offset, for ``SoftMarginSVM(bias=True)`` (see the
     module docstring). Parameters: ``rho`` (penalty over the mean squared row norm, default 0.1), ``shrinking``
-    (default True), ``backend`` (``"auto"``, ``"numba"`` or ``"numpy"``: the same loop in plain Python, slow, for
+    (default True), ``compiled`` (``"auto"``, ``True``: numba, or ``False``: the same loop in plain Python, slow, for
     checking). ``step`` copies ``a`` and ``w`` before the epoch updates them, so a state never changes once made."""
 
     name = "dual-cd-bias"
@@ -181,15 +181,15 @@ class BiasDualCoordinateDescent(DualityGapPlan):
     class Config:
         rho: float = 0.1           # ρ = rho · mean ||x_i||² (penalty of the augmented Lagrangian)
         shrinking: bool = True     # Hsieh et al. §3.2
-        backend: str = "auto"
+        compiled: bool | str = "auto"   # the epochs compiled by numba (True; "auto": when installed) or in NumPy
         constraints: ClassVar[dict] = {"rho": [Interval(float, 0, None, closed="neither")],
-                                       "shrinking": [Boolean()], "backend": [BACKEND]}
+                                       "shrinking": [Boolean()], "compiled": COMPILED}
 
     def setup(self):
         form = self.form
         if getattr(form, "kernel", None) is not None or not getattr(form, "bias", True):
             raise ProblemError(f"{self.method}: linear SoftMarginSVM with bias=True only")
-        self.resolved_backend = resolve_backend(self.config.backend, self.method)
+        self.resolved_backend = resolve_compiled(self.config.compiled, self.method)
         self.use_shrinking = bool(self.config.shrinking)   # read every step: an attribute, not a config lookup
         self.y = np.ascontiguousarray(form.y, dtype=np.float64)
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)
@@ -328,5 +328,5 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         cert = self.gap_certificate(st)
         cert["max_violation"] = abs(float(self.y @ st.a_cert))   # |yᵀa| of the certified dual point
         return Solution(w=st.w.copy(), b=st.b, status=status, certificate=cert, dual={"a": st.a_cert.copy()},
-                        info={"backend": self.resolved_backend, "shrinking": self.shrinking, "rho": self.rho_abs,
+                        info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking, "rho": self.rho_abs,
                               "multiplier": st.lam})

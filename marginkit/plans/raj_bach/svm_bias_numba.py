@@ -1,7 +1,7 @@
 """The epochs of ``dual-cd-bias`` (:mod:`marginkit.plans.raj_bach.svm_bias`): one coordinate pass over the
 augmented Lagrangian of the SVM dual with its equality constraint ``Σ a_i y_i = 0``.
 
-One source, two backends (as in :mod:`marginkit.plans.raj_bach.svm_coordinate`): the epochs are written with the
+One source, compiled or not (as in :mod:`marginkit.plans.raj_bach.svm_coordinate`): the epochs are written with the
 row operations of :mod:`marginkit.plans.common.numba_rows` only, so they run compiled (``@njit``) or as plain Python
 over the operations' NumPy bodies, with the same floating-point operations in the same order.
 

@@ -52,10 +52,10 @@ Resolved here (each once):
   ``P' = P/c²``); the iterates are those of the unscaled problem mapped by the same rule (up to rounding), so the
   time to a certified gap and the status do not depend on the scale of the data. The step ``1/Q_ii`` is the exact
   coordinate maximiser: it comes from the data, no unit-ball assumption is made.
-* **One source, two backends** (option ``backend``: ``"auto"``, ``"numba"``, ``"numpy"``): the round below is
+* **One source, compiled or not** (option ``compiled``: ``"auto"``, ``True``, ``False``): the round below is
   written with the row operations of :mod:`marginkit.plans.common.numba_rows` only; with numba it is compiled
   (``@njit``), otherwise the same function runs as plain Python over the operations' NumPy bodies. Both do the
-  same floating-point operations in the same order, so for a seed both backends give the same iterates (checked
+  same floating-point operations in the same order, so for a seed both give the same iterates (checked
   in ``tests/test_svm_coordinate.py``). Dense ``X`` is read row by row: a Fortran-ordered array is copied once to
   C order; sparse ``X`` stays CSR (``indptr``/``indices``/``data`` read in place) and is never copied.
 * **Memory access**: indices are cast to unsigned inside the loops (numba then drops its negative-index test), and
@@ -79,9 +79,9 @@ from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
-from ..common.numba_rows import (BACKEND, ONE, PREFETCH_AHEAD, SHORT_ROW, available, dense_axpy, dense_dot,
-                                 jitable, njit, prefetch, prefetch_csr_row, prefetch_dense_head, resolve_backend,
-                                 short_dot, sparse_axpy, sparse_dot)
+from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
+                                 dense_dot, jitable, njit, prefetch, prefetch_csr_row, prefetch_dense_head,
+                                 resolve_compiled, short_dot, sparse_axpy, sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
 PG_EPS_DECAY = 0.5   # eps_pg is multiplied by this at every check that does not certify tol
@@ -255,8 +255,11 @@ class DualCDState:
 
 class DualCoordinateDescent(DualityGapPlan):
     """Randomized dual coordinate descent on the box dual of the soft-margin SVM without bias (see the module
-    docstring). Parameters: ``shrinking`` (default True) and ``backend`` (``"auto"``: numba when installed,
-    ``"numba"``, or ``"numpy"``: the same loop in plain Python, slow, for checking).
+    docstring). Parameters: ``shrinking`` (default True) and ``compiled`` (``"auto"``: numba when installed,
+    ``True``: numba, or ``False``: the same loop in plain Python, slow, for checking).
+
+    On a row-chunked dask ``X`` the engine runs :class:`.cocoa.CoCoAPlus` instead (the registry card's variant for
+    dask data).
 
     ``step`` copies ``a``, ``w`` and the index array (O(n + d), a memory copy) before the round updates them in
     place, so a state never changes once made and the states of ``plan.iterate`` are the iterates of ``run``."""
@@ -266,22 +269,12 @@ class DualCoordinateDescent(DualityGapPlan):
     @dataclass(frozen=True)
     class Config:
         shrinking: bool = True     # Hsieh et al. §3.2
-        backend: str = "auto"      # the round compiled ("numba", the default when installed) or in NumPy
-        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "backend": [BACKEND]}
-
-    @classmethod
-    def compile(cls, form, options: dict, method: str | None = None, **binding):
-        """On a row-chunked dask ``X`` the plan is CoCoA+ (:class:`.cocoa.CoCoAPlus`, this round on every block);
-        elsewhere this plan."""
-        if getattr(getattr(form, "backend", None), "kind", "numpy") == "dask":
-            from .cocoa import CoCoAPlus   # imports dask: only for dask data
-            return CoCoAPlus.compile(form, options, method=method or cls.name, rounds=(dcd_round, compiled_round),
-                                     **binding)
-        return super().compile(form, options, method=method, **binding)
+        compiled: bool | str = "auto"   # the round compiled by numba (True; "auto": when installed) or in NumPy
+        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED}
 
     def setup(self):
         form = self.form
-        self.resolved_backend = resolve_backend(self.config.backend, self.method)   # "numba" | "numpy"
+        self.resolved_backend = resolve_compiled(self.config.compiled, self.method)   # "numba" | "numpy"
         self.y = np.ascontiguousarray(form.y, dtype=np.float64)
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)   # C_i = C·s_i
         self.n, self.d = form.X.shape
@@ -397,4 +390,5 @@ class DualCoordinateDescent(DualityGapPlan):
 
     def solution(self, st, status) -> Solution:
         return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a.copy()},
-                        info={"backend": self.resolved_backend, "shrinking": self.shrinking, "epochs": st.epochs})
+                        info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking,
+                              "epochs": st.epochs})

@@ -1,0 +1,228 @@
+"""Variants chosen by the registry: one method name, one card, and the class that fits the problem's data.
+
+A card names its other classes per data kind (``variants``: on a row-chunked dask X, ``dual-cd`` runs CoCoA+ and
+``dykstra``/``dykstra-accelerated`` its margin form); the engine picks the class (``card.load(problem)``), no plan's
+``compile`` swaps it, and ``describe(method, problem)`` lists the options of the class that runs on that data. The
+numba/NumPy switch is the option ``compiled`` ("backend" names where the arrays live only); the former
+``backend=`` still works for one release, with a ``DeprecationWarning``.
+"""
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+
+import marginkit as mk
+from marginkit.engine.graph import resolve
+from marginkit.engine.registry import METHODS, VARIANT_KEYS, MethodCard
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+
+DATA_KINDS = ("numpy", "array-api", "dask")
+VARIANT_CARDS = [c for c in METHODS if c.variants]
+
+
+@pytest.fixture(autouse=True)
+def threaded():
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+def _separable(n=60, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    X[:, 0] += y   # separable through the origin
+    return X, y
+
+
+def _option_names(description):
+    return [o.name for o in description.options]
+
+
+def _config_names(cls):
+    return [f.name for f in dataclasses.fields(cls.Config)]
+
+
+# the registry names the variants --------------------------------------------------------------------------------
+def test_the_cards_name_their_dask_classes():
+    targets = {(c.name, c.form): dict(c.variants) for c in VARIANT_CARDS}
+    assert targets[("dual-cd", "SoftMarginSVM")]["dask"] == "marginkit.plans.raj_bach.cocoa:CoCoAPlus"
+    assert (targets[("dykstra", "MinNormFeasibility")]["dask"]
+            == "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra")
+    assert (targets[("dykstra-accelerated", "MinNormFeasibility")]["dask"]
+            == "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra")
+
+
+@pytest.mark.parametrize("card", VARIANT_CARDS, ids=lambda c: f"{c.name}@{c.form}")
+def test_every_variant_has_a_known_key_a_declared_data_kind_and_a_class(card):
+    for key, target in card.variants:
+        assert key in VARIANT_KEYS
+        if key in DATA_KINDS:   # a class for data the card does not declare would never run
+            assert key in card.arrays
+        module, _, name = target.partition(":")
+        cls = getattr(__import__(module, fromlist=[name]), name)
+        assert cls.name == card.name and hasattr(cls, "Config")
+
+
+def test_an_unknown_variant_key_is_a_problem_error():
+    card = MethodCard("x", "SoftMarginSVM", "marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent",
+                      variants=(("gpu", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),))
+    with pytest.raises(mk.ProblemError, match="variant key.*'gpu'.*dask"):
+        card.target_for(None)
+
+
+def test_without_a_problem_or_on_numpy_data_the_card_target_runs():
+    X, y = _separable()
+    for card in VARIANT_CARDS:
+        assert card.target_for(None) == card.target
+    svm = mk.SoftMarginSVM(X, y, bias=False)
+    card, chain = resolve(svm, "dual-cd")
+    assert card.target_for(chain.reduced) == card.target
+    assert type(svm.compile("dual-cd")) is card.load()
+
+
+def test_no_plan_compile_swaps_classes():
+    """The engine picks the class: no plan named by a card (target or variant) defines its own ``compile``."""
+    for card in METHODS:
+        if card.is_reference:
+            continue
+        for target in (card.target,) + tuple(t for _, t in card.variants):
+            module, _, name = target.partition(":")
+            cls = getattr(__import__(module, fromlist=[name]), name)
+            for klass in cls.__mro__:
+                if klass.__module__.startswith("marginkit.plans."):
+                    assert "compile" not in vars(klass) or klass.__name__ == "CompiledEpochs", (target, klass)
+
+
+# the engine picks the class ------------------------------------------------------------------------------------
+def test_dual_cd_on_dask_compiles_the_cocoa_class():
+    from marginkit.plans.raj_bach.cocoa import CoCoAPlus
+    X, y = _separable(seed=1)
+    problem = mk.SoftMarginSVM(da.from_array(X, chunks=(20, -1)), y, C=0.5, bias=False)
+    card, chain = resolve(problem, "dual-cd")
+    plan = problem.compile("dual-cd", local_epochs=2, aggregation="average")
+    assert type(plan) is CoCoAPlus and type(plan) is card.load(chain.reduced)
+    assert plan.method == "dual-cd" and (plan.local_epochs, plan.aggregation) == (2, "average")
+    res = plan.run(max_iter=3, seed=0)
+    assert res.method == "dual-cd" and res.info["cocoa"]["local_epochs"] == 2
+    assert res.info["compiled"] is (res.info["backend"] == "numba")
+
+
+@pytest.mark.parametrize("method,name", [("dykstra", "CoCoADykstra"),
+                                         ("dykstra-accelerated", "CoCoAAcceleratedDykstra")])
+def test_dykstra_on_dask_compiles_the_cocoa_margin_class_through_the_reduction(method, name):
+    from marginkit.plans.raj_bach import cocoa_margin, coordinate_ascent
+    X, y = _separable(seed=2)
+    on_dask = mk.MaxMargin(da.from_array(X, chunks=(20, -1)), y, bias=False)
+    card, chain = resolve(on_dask, method)
+    assert chain.reduced.form == "MinNormFeasibility"
+    assert type(on_dask.compile(method)) is getattr(cocoa_margin, name) is card.load(chain.reduced)
+    on_numpy = mk.MaxMargin(X, y, bias=False).compile(method)
+    assert isinstance(on_numpy, coordinate_ascent.DualCoordinatePlan)
+    assert not isinstance(on_numpy, cocoa_margin.CoCoAMargin)
+
+
+def test_an_option_of_the_other_variant_is_refused_naming_the_options():
+    X, y = _separable(seed=3)
+    with pytest.raises(mk.ProblemError, match="local_epochs.*its options: shrinking, compiled"):
+        mk.SoftMarginSVM(X, y, bias=False).compile("dual-cd", local_epochs=2)
+    with pytest.raises(mk.ProblemError, match="output.*its options: local_epochs, aggregation, step, compiled"):
+        mk.MaxMargin(da.from_array(X, chunks=(20, -1)), y).compile("dykstra", output="v")
+
+
+# describe lists the options of the class that runs on the problem's data --------------------------------------
+def test_describe_dual_cd_on_dask_lists_the_cocoa_options():
+    from marginkit.plans.raj_bach.cocoa import CoCoAPlus
+    X, y = _separable(seed=4)
+    on_dask = mk.describe("dual-cd", mk.SoftMarginSVM(da.from_array(X, chunks=(20, -1)), y, bias=False))
+    assert _option_names(on_dask) == _config_names(CoCoAPlus)
+    assert {"local_epochs", "aggregation"} <= set(on_dask.defaults)
+    assert on_dask.plan == "marginkit.plans.raj_bach.cocoa:CoCoAPlus"
+    assert on_dask.option("aggregation").default == "add" and "'average'" in on_dask.option("aggregation").accepts
+    assert "CoCoA+" in on_dask.summary and "variant:" not in str(on_dask)
+    on_numpy = mk.describe("dual-cd", mk.SoftMarginSVM(X, y, bias=False))
+    assert _option_names(on_numpy) == ["shrinking", "compiled"]
+    assert "local_epochs" not in on_numpy.defaults and "aggregation" not in on_numpy.defaults
+
+
+def test_describe_dykstra_on_dask_lists_the_cocoa_margin_options():
+    X, y = _separable(seed=5)
+    on_dask = mk.describe("dykstra", mk.MaxMargin(da.from_array(X, chunks=(20, -1)), y))
+    assert _option_names(on_dask) == ["local_epochs", "aggregation", "step", "compiled"]
+    assert on_dask.via == ("MaxMargin", "MinNormFeasibility")
+    accelerated = mk.describe("dykstra-accelerated", mk.MaxMargin(da.from_array(X, chunks=(20, -1)), y))
+    assert _option_names(accelerated) == ["local_epochs", "aggregation", "output", "compiled"]
+    assert _option_names(mk.describe("dykstra", mk.MaxMargin(X, y))) == ["step", "compiled"]
+
+
+def test_describe_without_a_problem_names_the_variants():
+    text = str(mk.describe("dual-cd"))
+    assert "variant:" in text and "on dask data: marginkit.plans.raj_bach.cocoa:CoCoAPlus" in text
+    assert "shrinking = True" in text and "local_epochs" not in text
+    assert "variant:" not in str(mk.describe("fista", "SoftMarginSVM"))
+
+
+def test_help_on_a_variant_class_lists_its_options():
+    for card in VARIANT_CARDS:
+        for _, target in card.variants:
+            module, _, name = target.partition(":")
+            cls = getattr(__import__(module, fromlist=[name]), name)
+            for field in _config_names(cls):
+                assert f"  {field} = " in cls.__doc__, (target, field)
+
+
+# compiled: the numba/NumPy switch ------------------------------------------------------------------------------
+def test_compiled_false_runs_the_numpy_epochs_and_says_so():
+    X, y = _separable(seed=6)
+    problem = mk.SoftMarginSVM(X, y, bias=False)
+    plan = problem.compile("dual-cd", compiled=False)
+    assert plan.resolved_backend == "numpy" and plan.config.compiled is False
+    res = plan.run(max_iter=3, seed=0)
+    assert res.info["compiled"] is False and res.info["backend"] == "numpy"
+    assert mk.describe("dual-cd").option("compiled").default == "auto"
+
+
+@pytest.mark.parametrize("method,problem", [("dual-cd", "svm"), ("dual-cd-bias", "svm-bias"), ("dykstra", "mm"),
+                                            ("dykstra-accelerated", "minnorm"), ("mirror-descent", "minnorm")])
+def test_a_bad_compiled_value_is_a_problem_error_naming_it(method, problem):
+    X, y = _separable(seed=7)
+    prob = {"svm": mk.SoftMarginSVM(X, y, bias=False), "svm-bias": mk.SoftMarginSVM(X, y, bias=True),
+            "mm": mk.MaxMargin(X, y), "minnorm": mk.MinNormFeasibility(X, y)}[problem]
+    with pytest.raises(mk.ProblemError, match=r"compiled must be one of 'auto' or a bool; got 'numba'"):
+        prob.compile(method, compiled="numba")
+
+
+@pytest.mark.parametrize("old,new", [("numba", True), ("numpy", False), ("auto", "auto")])
+def test_backend_still_works_with_a_deprecation_warning_naming_compiled(old, new):
+    X, y = _separable(seed=8)
+    problem = mk.SoftMarginSVM(X, y, bias=False)
+    with pytest.warns(DeprecationWarning, match=f"backend={old!r} is deprecated.*compiled={new!r}") as caught:
+        plan = problem.compile("dual-cd", backend=old)
+    assert plan.config.compiled == new and type(plan.config.compiled) is type(new)
+    assert caught[0].filename == __file__   # the warning names the user's line, so Python shows it by default
+    with pytest.warns(DeprecationWarning, match="compiled"):
+        res = mk.MaxMargin(X, y).solve("dykstra", backend=old, max_iter=2, seed=0)
+    assert res.info["compiled"] is (res.info["backend"] == "numba")
+
+
+def test_backend_on_the_dask_variant_warns_too():
+    X, y = _separable(seed=9)
+    problem = mk.SoftMarginSVM(da.from_array(X, chunks=(20, -1)), y, bias=False)
+    with pytest.warns(DeprecationWarning, match="compiled=False"):
+        plan = problem.compile("dual-cd", backend="numpy")
+    assert plan.config.compiled is False and plan.resolved_backend == "numpy"
+
+
+def test_backend_and_compiled_together_or_a_bad_backend_are_problem_errors():
+    X, y = _separable(seed=10)
+    problem = mk.SoftMarginSVM(X, y, bias=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)   # refused before any warning
+        with pytest.raises(mk.ProblemError, match="backend='numpy' and compiled=False were both given"):
+            problem.compile("dual-cd", backend="numpy", compiled=False)
+        with pytest.raises(mk.ProblemError, match="backend must be one of 'auto', 'numba', 'numpy'; got 'gpu'"):
+            problem.compile("dual-cd", backend="gpu")
+    with pytest.raises(mk.ProblemError, match="unknown option.*'backend'"):
+        problem.compile("fista", backend="numpy")   # only the plans with compiled epochs ever had it
