@@ -1,11 +1,13 @@
 """Minimum-Bregman feasibility by randomized dual coordinate ascent (Raj & Bach, AISTATS 2021).
 
-Reference: ../shared/papers/dual-acceleration-and-dykstra.md, Part B. The problem (RB eq. 2) is
+Reference: A. Raj, F. Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021)
+[RB]: §2 (Algorithms 1 and 2, Lemma 1, eqs. (5) and (8)), §2.5 (mirror descent, eq. (10)), §3 (ℓp perceptrons)
+and App. A–B. The problem (RB eq. 2) is
 ``min D_ψ(θ, θ0)`` with ``ψ = ½||·||_p²`` (1 < p <= 2) subject to ``a_iᵀθ ∈ Y_i``; it covers
 :class:`~marginkit.MinNormFeasibility` (rows ``a_i = y_i x_i``, ``Y_i = [1, ∞)``, or ``a_i = x_i``,
 ``Y_i = {y_i}``) and :class:`~marginkit.ProjectionOntoIntersection` (``a_i = I``, ``Y_i = K_i``).
 
-**Dual, in the λ-scaling of the digest** (``λ = −α/n`` of RB's main text; RB's step ``n/L_i`` of Lemma 1 is
+**Dual, in the λ-scaling** (``λ = −α/n`` of RB's main text; RB's step ``n/L_i`` of Lemma 1 is
 ``1/L_i`` here, and RB's App. B uses this scaling):
 ``D(λ) = −Σ_i σ_{Y_i}(−λ_i) − ψ*(u) + ψ*(u0)``, ``u = u0 + Σ_i a_i λ_i``, ``u0 = ∇ψ(θ0)``, ``θ(λ) = ∇ψ*(u)``,
 with ``ψ*(u) = ½||u||_q²`` and coordinate constants ``L_i = ||a_i||_q² / (p − 1)`` (RB Lemma 1). Every plan
@@ -59,7 +61,7 @@ The reduction ``MaxMargin(bias=False, kernel=None) -> MinNormFeasibility(p=2, "m
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -69,7 +71,7 @@ from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
-from ...engine.runloop import IterationPlan
+from ...engine.runloop import IterationPlan, memoized, on_geometric_schedule
 from ..common.margin import HULL_MAX_ENTRIES, HULL_TOL, data_cached, hull_certificate
 from ..common.numba_rows import COMPILED, CompiledEpochs, compiled_info, resolve_compiled
 from .constraints import RowConstraints, SetConstraints, compiled_kernels
@@ -88,10 +90,7 @@ class DualState:
     lam: np.ndarray        # λ (Alg. 1, SMD, perceptron) or α (Alg. 2)
     u: np.ndarray          # u0 + Σ a_i λ_i, so θ(λ) = ∇ψ*(u)
     rng: object = None     # the run's random generator (draws each epoch's indices)
-    cache: dict = field(default_factory=dict, repr=False)   # the certificate of this state, once computed
     residual: float = np.inf      # largest coordinate residual |Δλ_i|/step_i of the epoch that made this state
-    check_below: float = np.inf   # the full certificate is computed once ``residual`` is at most this ...
-    check_at: int = 0             # ... or at this epoch (a safeguard); both set by ``stop`` after a failed check
 
 
 @dataclass
@@ -180,63 +179,69 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
         """``D(λ) = −Σσ_{Y_i}(−λ_i) − ½||u||_q² + ½||u0||_q²`` for λ in the dual domain."""
         return self.system.linear_part(lam) - 0.5 * lp_norm(u, self.q) ** 2 + self.psi_star_u0
 
-    def dual_certificate(self, state) -> dict:
+    def dual_certificate(self, state, memo=None) -> dict:
         """The dual half of the certificate, O(n + d) (no product with X): ``u``, the repaired ``λ``, ``D(λ)``
-        and ``distance_lower_bound`` (cached in the state)."""
-        if "dual_certificate" in state.cache:
-            return state.cache["dual_certificate"]
+        and ``distance_lower_bound`` (computed once per state in a run: the loop's ``memo``)."""
+        return memoized(memo, "dual_certificate", lambda: self._dual_certificate(state))
+
+    def _dual_certificate(self, state) -> dict:
         lam, u = self.dual_point(state)
         lam_f, u_f = self.system.repair(lam, u)
         dual = self.dual_value(lam_f, u_f)
         norm_Alam = lp_norm(u_f - self.u0, self.q)
         num = self.system.farkas_numerator(lam_f, self.x0)
         dlb = max(num, 0.0) / norm_Alam if norm_Alam > 0 else (np.inf if num > 0 else 0.0)
-        out = {"u": u, "lam": lam_f, "dual": dual, "distance_lower_bound": dlb}
-        state.cache["dual_certificate"] = out
-        return out
+        return {"u": u, "lam": lam_f, "dual": dual, "distance_lower_bound": dlb}
 
-    def certificate(self, state) -> dict:
-        if "certificate" in state.cache:
-            return state.cache["certificate"]
-        dc = self.dual_certificate(state)
+    def certificate(self, state, memo=None) -> dict:
+        """The full certificate (one product with X), computed once per state in a run (the loop's ``memo``):
+        the trace and the stop test read the same one."""
+        return memoized(memo, "certificate", lambda: self._certificate(state, memo))
+
+    def _certificate(self, state, memo) -> dict:
+        dc = self.dual_certificate(state, memo)
         theta = grad_conjugate(dc["u"], self.p)
         cert = self.system.evaluate(theta, self.objective)  # the one product with X
         cert.update(theta=theta, lam=dc["lam"], dual=dc["dual"], duality_gap=cert["primal"] - dc["dual"],
                     distance_lower_bound=dc["distance_lower_bound"])
-        state.cache["certificate"] = cert
         return cert
 
-    def measure(self, state) -> dict:
-        c = self.certificate(state)
+    def measure(self, state, memo=None) -> dict:
+        c = self.certificate(state, memo)
         out = {"objective": self.objective(c["theta"]), "dual_objective": c["dual"], "duality_gap": c["duality_gap"],
                "max_violation": c["max_violation"]}
         if "margin" in c:
             out.update(margin=c["margin"], mistakes=c["mistakes"])
         return out
 
-    def stop(self, state, budget):
+    def stop(self, state, budget, memo=None):
         """The statuses come from the full certificate only. It costs one product with X (a third of an
         epoch), so it is computed only when it can decide: ``infeasible`` needs ``distance_lower_bound``,
-        which is O(n + d) and checked at every call; ``optimal`` is tested when the epoch's largest coordinate
-        residual (returned by the epoch, free) has fallen below ``check_below``, or at epoch ``check_at``.
-        After a check that does not certify ``tol``, ``check_below`` becomes the residual times the fraction
-        of the violation/gap still to remove (between 1/4 and 3/4), and ``check_at`` lies max(4, epochs/8)
-        epochs ahead (a safeguard in case the residual stalls). A residual of exactly 0 (no coordinate moved)
-        is not checked again before ``check_at``."""
+        which is O(n + d) and checked at every call; ``optimal`` is tested at the epochs of the geometric
+        schedule (every epoch up to 10, then about 60 per decade: the epochs the default trace records, so that
+        run computes nothing more for it), and in between when the epoch's largest coordinate residual (returned
+        by the epoch, free) has fallen below ``check_below``, or at epoch ``check_at``. After a check that does
+        not certify ``tol``, ``check_below`` becomes the residual times the fraction of the violation/gap still
+        to remove (between 1/4 and 3/4), and ``check_at`` lies max(4, epochs/8) epochs ahead (a safeguard in
+        case the residual stalls). A residual of exactly 0 (no coordinate moved) is not checked again before
+        ``check_at``. The schedule is the stop rule's own memory (``memo.rule``, kept by the run loop), never the
+        state's, and it does not depend on what the trace records."""
         if len(self.system.farkas_rows):
             return "infeasible"
+        rule = memo.rule if memo is not None else {}
         scale = self.system.distance_scale
-        full = "certificate" in state.cache  # e.g. computed by ``measure`` for the trace: free
-        if budget.tol > 0 and scale > 0 and self.dual_certificate(state)["distance_lower_bound"] * budget.tol >= scale:
-            c = self.certificate(state)
+        epoch = state.t // max(self.system.n, 1)
+        full = on_geometric_schedule(epoch)
+        if budget.tol > 0 and scale > 0 and \
+                self.dual_certificate(state, memo)["distance_lower_bound"] * budget.tol >= scale:
+            c = self.certificate(state, memo)
             if not c.get("separates", False):
                 # inconsistent to relative tolerance tol; ``infeasible`` only with a rounding-level proof
                 return "infeasible" if self.infeasibility_proof(state) is not None else "infeasible_inaccurate"
             full = True
-        epoch = state.t // max(self.system.n, 1)
-        if not full and state.residual >= state.check_below and epoch < state.check_at:
+        if not full and state.residual >= rule.get("check_below", np.inf) and epoch < rule.get("check_at", 0):
             return None
-        c = self.certificate(state)
+        c = self.certificate(state, memo)
         vtol = budget.tol * self.system.violation_scale
         bounded = c["dual"] > 0 and np.isfinite(c["dual"])   # a positive certified lower bound on the optimum
         gtol = budget.tol * c["dual"] if bounded else 0.0
@@ -247,8 +252,8 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
                    gtol / abs(c["duality_gap"]) if abs(c["duality_gap"]) > gtol else (1.0 if bounded else 0.0))
         if not np.isfinite(need):
             need = 0.0
-        state.check_below = state.residual * min(0.75, max(0.25, need))
-        state.check_at = epoch + max(4, epoch // 8)
+        rule["check_below"] = state.residual * min(0.75, max(0.25, need))
+        rule["check_at"] = epoch + max(4, epoch // 8)
         return None
 
     def infeasibility_proof(self, state):
@@ -284,11 +289,11 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
             return None
         return {"farkas_lambda": r / nr}
 
-    def snapshot(self, state):
-        return self.certificate(state)["theta"].copy()
+    def snapshot(self, state, memo=None):
+        return self.certificate(state, memo)["theta"].copy()
 
-    def solution(self, state, status) -> Solution:
-        c = self.certificate(state)
+    def solution(self, state, status, memo=None) -> Solution:
+        c = self.certificate(state, memo)
         cert = {k: c[k] for k in ("primal", "dual", "duality_gap", "max_violation", "distance_lower_bound")}
         cert["violation_scale"] = self.system.violation_scale
         cert["relative_gap"] = relative_gap(cert["primal"], cert["dual"])
@@ -333,7 +338,8 @@ class RandomizedDykstra(DualCoordinatePlan):
 
     Special cases: Hildreth's algorithm (margins, p = 2), randomized Kaczmarz (interpolation, p = 2, limit
     ``X⁺y``), and for sets with p = 2 exactly Dykstra's algorithm in random order (λ_i is minus Dykstra's
-    increment). For p ≠ 2 it is a Bregman/Dykstra-type method; the name is kept for all p (digest B5.12).
+    increment). For p ≠ 2 it is a Bregman/Dykstra-type method; the name is kept for all p (only p = 2 with
+    ``a_i = I`` is literally Dykstra's algorithm).
     ``step="per-sample"`` uses ``1/L_i`` (Lemma 1), ``"max"`` uses ``1/L_max`` ("L_i can simply be replaced by
     max_i L_i"). Cost per coordinate: O(nnz(x_i)) for p = 2, O(d) for p ≠ 2 (``∇ψ*`` couples every
     coordinate through ``||u||_q``).
@@ -355,8 +361,7 @@ class RandomizedDykstra(DualCoordinatePlan):
     def epoch(self, state, idx):
         lam, u = state.lam.copy(), state.u.copy()
         res = self.system.epoch(RCD, self.step_sizes, idx, lam, u, self.q, self.resolved_backend)
-        return DualState(t=state.t + len(idx), lam=lam, u=u, rng=state.rng, residual=res,
-                         check_below=state.check_below, check_at=state.check_at)
+        return DualState(t=state.t + len(idx), lam=lam, u=u, rng=state.rng, residual=res)
 
 
 class AcceleratedDykstra(DualCoordinatePlan):
@@ -368,14 +373,15 @@ class AcceleratedDykstra(DualCoordinatePlan):
         γ_{t+1}² = (1 − γ_{t+1}) γ_t²
 
     **Output** (resolved): RB's pseudo-code returns ``θ(α_{T+1})``, but the APCG theorem bounds the ``v``
-    sequence, and ``θ(α_t)`` is much worse late in the run (digest B2.3); ``output="v"`` (default) returns
+    sequence, and ``θ(α_t)`` is much worse late in the run; ``output="v"`` (default) returns
     ``θ(v_t)``, ``output="alpha"`` the paper's literal ``θ(α_t)``. The certificate is evaluated at the
     returned point.
 
     **Rate** (resolved): eq. (8) as printed has an inconsistent n-scaling and is stated for α; the APCG bound
     used here (and tested) is ``E[ψ(θ*) − D(v_t)] <= (2n/(2n+t))² [ψ(θ*) − D(α_0) + ½ Σ_i L_i (λ*_i − α_0,i)²]``.
     The paper's box is garbled in the text (its Algorithm 4, the update of ``Xᵀz_{t+1}``, is split across
-    lines); the recursion above is APCG's, which the box restates in RB's notation (digest B2.3).
+    lines); the recursion above is APCG's (Lin, Lu & Xiao 2015, with μ = 0), which the box restates in RB's
+    notation.
 
     **O(nnz(x_i)) per step for p = 2, O(d) for p ≠ 2** (our change of variables, in the spirit of Lin et al.
     §4): the dense update of ``z`` over all n coordinates is avoided by ``z = α + π ê``, ``v = α + π/(1−γ) ê`` with
@@ -402,7 +408,7 @@ class AcceleratedDykstra(DualCoordinatePlan):
         scal = np.array([state.gamma, state.pi])
         res = self.system.apcg_epoch(self.Linv, idx, alpha, ehat, ua, ue, scal, self.q, self.resolved_backend)
         return AcceleratedState(t=state.t + len(idx), lam=alpha, u=ua, rng=state.rng, residual=res,
-                                check_below=state.check_below, check_at=state.check_at, e_hat=ehat, u_e=ue,
+                                e_hat=ehat, u_e=ue,
                                 gamma=float(scal[0]), pi=float(scal[1]))
 
     def dual_point(self, state):
@@ -467,5 +473,4 @@ class StochasticMirrorDescent(DualCoordinatePlan):
     def epoch(self, state, idx):
         lam, u = state.lam.copy(), state.u.copy()
         res = self.system.epoch(self.rule, self.step_sizes, idx, lam, u, self.q, self.resolved_backend)
-        return DualState(t=state.t + len(idx), lam=lam, u=u, rng=state.rng, residual=res,
-                         check_below=state.check_below, check_at=state.check_at)
+        return DualState(t=state.t + len(idx), lam=lam, u=u, rng=state.rng, residual=res)
