@@ -13,23 +13,37 @@
   realisation, which may exceed the bound (by Markov's inequality, with probability at most ``bound/observed``);
 * ``checks`` -- every bound evaluated for the method (the first is the one above).
 
-The theorems, in the digests' corrected forms (../shared/papers/):
+The theorems (the papers' typos resolved as stated):
 
-* **Ji, Srebro & Telgarsky, Thm 3.1(1)** (``dual-accelerated``; exp loss, ``θ = 1``, ``w_0 = 0``, separable data),
-  rows scaled by ``R = max||x_i||`` (or ``max sqrt(k(x_i, x_i))``), in the user's units:
+* **Ji, Srebro & Telgarsky, *Fast margin maximization via dual acceleration* (ICML 2021), Thm 3.1(1)**
+  (``dual-accelerated``; exp loss, ``θ = 1``, ``w_0 = 0``, separable data), rows scaled by ``R = max||x_i||`` (or
+  ``max sqrt(k(x_i, x_i))``), in the user's units:
   ``γ* − γ(w_t) <= 4R²(1 + ln n)(1 + 2 ln(t+1))/(γ*(t+1)²)`` for ``t >= 1``.
-* **Apidopoulos et al., Thm 5.1** (``diagonal``; ``γ <= 1/||Q||``, ``u_0 = 0``, ``λ_0||u*||_∞ <= 1``):
+* **Apidopoulos, Poggio, Rosasco & Villa, *Iterative regularization in classification via hinge loss diagonal
+  descent* (2022), Thm 5.1** (``diagonal``; ``γ <= 1/||Q||``, ``u_0 = 0``, ``λ_0||u*||_∞ <= 1``):
   ``||w_t − w*|| <= ||w*|| q^{t/2}`` and ``r_t <= ½||w*||² q^t``, ``q = 1/(1 + γμ)`` with μ of (A.40) from the
   exact Hoffman constant τ and a dual solution ``u*`` inside the first box (:func:`~marginkit.reference.margin.
   dual_solution`); μ is tiny (τ ~ 1e3-1e4 on small sets), so this bound is nearly flat: it is honest, not useful.
+  Resolved here: the constant of (5.4) is ``C = sqrt(||w_0||² − ||w*||² + 2⟨1, u_0 − u*⟩)`` (the proof's
+  ``sqrt(2 r_0)``; the paper prints the inner product without the 2), ``= ||w*||`` at ``u_0 = 0``; the paper's
+  hypothesis ``λ_0 <= 1/||u*||`` is used in the form its proof needs, ``λ_0||u*||_∞ <= 1`` (``u*`` is not unique).
 * **Apidopoulos et al., Thm 5.2** through its Lyapunov energy (A.63) (``diagonal-inertial``; ``α >= 3``, the same
   hypotheses): ``||w_t − w*|| <= sqrt(2E_1)/(t + α)`` with ``E_1 = α²||w*||²/2 + (α−1)²||u*||²/(2γ)``, where ``t``
-  counts the plan's updates (its ``t`` is the paper's ``t + 1``).
-* **Raj & Bach, eq. (8) corrected** (``dykstra-accelerated`` with ``output="v"``, ``α_0 = 0``; row constraints):
+  counts the plan's updates (its ``t`` is the paper's ``t + 1``). Resolved here: the theorem's constant
+  corresponds to an energy ``E_0`` at index ``k_0 = α − 1``, which its own indexing does not define, and (A.66)
+  carries a stray factor ``2γ`` in front of ``r_0`` against (5.23); the energy ``E_1`` of the first update is the
+  rigorous start, and (A.63), ``E_{t+1} <= E_t`` for ``t >= 1``, carries it to every later ``t``.
+* **Raj & Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021),
+  eq. (8) corrected** (``dykstra-accelerated`` with ``output="v"``, ``α_0 = 0``; row constraints):
   ``E[ψ(θ*) − D(v_t)] <= (2n/(2n+t))² [ψ(θ*) + ½ Σ_i L_i λ*_i²]``, ``t`` coordinate steps, ``λ*`` the dual
-  solution of least ``Σ L_i λ_i²`` (an expectation bound: see ``kind``).
-* **Hough & Vavasis, Thm A.2** (ESP ``fista``, ``x_0 = 0``, normalised data): ``||v_k − v_D|| <= 2||𝒜||·||x̄||/(k+1)``
-  and ``f(x_k) − f* <= 2L||x̄||²/(k+1)²``; **Thm 2.4**: test (28) fires by ``K = 54√2||𝒜||·||x̄||/δ_𝒜² − 1``.
+  solution of least ``Σ L_i λ_i²`` (an expectation bound: see ``kind``). Resolved here: eq. (8) as printed,
+  ``E[gap(α_t)] <= (4L_max/t²){(G(α*) − G(0))/L_max + ½||α*||²}``, has an n-scaling of its first term that does not
+  match the theorem it rests on (APCG of Lin, Lu & Xiao 2015, with ``μ = 0`` and ``γ_0 = 1/n``), and that theorem
+  bounds the ``v``-sequence, not ``α``; the bound above is APCG's, in RB's notation with ``λ = −α/n``.
+* **Hough & Vavasis, *Data-dependent complexity of first-order methods for binary classification* (2025),
+  Thm A.2** (ESP ``fista``, ``x_0 = 0``, normalised data): ``||v_k − v_D|| <= 2||𝒜||·||x̄||/(k+1)``
+  and ``f(x_k) − f* <= 2L||x̄||²/(k+1)²`` (Beck, *First-Order Methods in Optimization*, 2017, Thm 10.34);
+  **Thm 2.4**: test (28) fires by ``K = 54√2||𝒜||·||x̄||/δ_𝒜² − 1``.
 
 ``bound_columns(problem, result)`` gives the two columns ``bound`` and ``within_bound`` of a comparison table, and
 ``per_record(problem, result)`` the bound and the observed value at every trace record that holds the quantity.

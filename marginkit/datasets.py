@@ -112,9 +112,11 @@ TOY_SUPPORT_LABELS = np.array([1.0, 1.0, -1.0, -1.0])
 
 
 def toy_four_support_vectors(n: int = 80, slack: float = 0.2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Apidopoulos et al.'s 2-D toy set (§A.4.1 of the digest): the four support vectors
-    ``(½, 3/2), (3/2, ½)`` (+1) and their negatives (−1; the paper prints x4 = x3, a typo), plus
-    ``n − 4`` uniform points of ``[−3, 3]²`` with ``|⟨w*, x⟩| >= 1 + slack``, ``w* = (½, ½)``."""
+    """The 2-D toy set of Apidopoulos, Poggio, Rosasco & Villa, *Iterative regularization in classification via
+    hinge loss diagonal descent* (2022), §6.1 (Figs. 2–3): the four support vectors ``(½, 3/2), (3/2, ½)`` (+1)
+    and their negatives (−1). Resolved here: the paper prints ``x4`` equal to ``x3``, a typo; by symmetry it is
+    ``−x2``. The paper does not give its generator for the other points; ours: ``n − 4`` uniform points of
+    ``[−3, 3]²`` with ``|⟨w*, x⟩| >= 1 + slack``, ``w* = (½, ½)``, labelled by the sign of ``⟨w*, x⟩``."""
     rng = np.random.default_rng(seed)
     wstar = np.array([0.5, 0.5])
     pts = []
@@ -233,7 +235,8 @@ def a9a_like(n: int = 22696, seed: int = 0, positive_rate: float = 0.24) -> tupl
 
 def svm_data_model(n: int = 600, d: int = 5, sigma1: float = 1.0, sigma2: float = 1.0, rho: float = 0.01,
                    nu: float = 0.001, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The data model of Hough & Vavasis §3.3 (digest §1.8): ``j0`` class-``+1`` points uniform in
+    """The data model of Hough & Vavasis, *Data-dependent complexity of first-order methods for binary
+    classification* (2025), §3.3: ``j0`` class-``+1`` points uniform in
     ``B(σ1 e_1, ρ)`` (``J_c``), ``l0`` class-``−1`` points in ``B(−σ2 e_1, ρ)`` (``J_d``), ``floor(νn)`` noise points
     with random labels in ``B(((σ1 − σ2)/2) e_1, (σ1 + σ2)/2 + ρ)``. Returns ``(X, y, J_c, J_d)``."""
     rng = np.random.default_rng(seed)

@@ -2,7 +2,9 @@
 
 ``∇ψ(θ) = ||θ||_p^{2−p} θ^{[p−1]}``, ``∇ψ*(u) = ||u||_q^{2−q} u^{[q−1]}`` with ``1/p + 1/q = 1`` and
 ``a^{[r]} = sign(a)|a|^r``. For ``q`` around 8 (the sparse setting ``p = 1 + 1/ln d``) the naive powers
-overflow or underflow; dividing by ``max|u|`` first keeps every power in ``[0, 1]`` (digest B2.1).
+overflow or underflow (``q ≈ 8.6`` for Raj & Bach's sparse perceptron, ``p = 1 + 1/ln d``, §3–4);
+dividing by ``max|u|`` first keeps every power in ``[0, 1]``: ``||u||_q = m (Σ(|u_j|/m)^q)^{1/q}`` with
+``m = max|u|``, then ``∇ψ*(u) = ||u||_q sign(u) (|u|/||u||_q)^{q−1}``.
 """
 from __future__ import annotations
 

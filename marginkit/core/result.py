@@ -37,7 +37,7 @@ def _host_copy(a):
 
 
 def geometric_margin(scores: np.ndarray, y: np.ndarray, norm_w: float) -> float:
-    """``min_i y_i f(x_i) / ||w||`` with ``gamma(0) := 0`` (JST pitfall 6)."""
+    """``min_i y_i f(x_i) / ||w||`` with ``gamma(0) := 0`` (as JST §2 define it; the division is guarded)."""
     if not np.isfinite(norm_w) or norm_w <= 0.0:
         return 0.0
     return float(np.min(y * scores) / norm_w)

@@ -129,7 +129,7 @@ class ReductionCard:
 _NO_KERNEL_PRIMAL = ("no_kernel", "this plan works on the primal iterate w, not with a kernel (use 'diagonal' or 'cvxpy')")
 LINEAR_HOMOGENEOUS = (_NO_KERNEL_PRIMAL,
                       ("no_bias", "the paper's method and theorems are for homogeneous classifiers (bias=False)"))
-# the JST plans that also run on the dual weights of a kernel problem (digest A2.6): homogeneous only
+# the JST plans that also run on the dual weights of a kernel problem (JST §3.2's dual form): homogeneous only
 DUAL_FORM_HOMOGENEOUS = LINEAR_HOMOGENEOUS[1:]
 HINGE_DUAL = (("no_bias", "the dual of AP (4.9) has no constraint yᵀa = 0: bias=False only "
                           "(use 'homotopic' for a post-hoc bias, or 'cvxpy')"),)

@@ -1,5 +1,6 @@
 """Projection of a point onto an intersection of simple convex sets: the general case of Raj & Bach's
-eq. (2) with ``x_i = I``, ``Y_i = K_i`` (digest B1, special case 1), solved by the same plans as
+eq. (2) (*Explicit regularization of stochastic gradient methods through duality*, AISTATS 2021) with ``k = d``,
+``x_i = I``, ``Y_i = K_i``, solved by the same plans as
 :class:`~marginkit.MinNormFeasibility` (``dykstra`` is then Dykstra's algorithm in random order for p = 2).
 
 ``ProjectionOntoIntersection(point, sets, p=2.0)`` is ``min D_ψ(θ, point)`` with ``ψ = ½||·||_p²``

@@ -1,6 +1,8 @@
 """The operator of the ellipsoid separation problem (ESP) of Hough & Vavasis, on normalised data.
 
-Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3 and §2.2. Shared by the ``fista``/``pdhg`` plans,
+Reference: M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*
+(2025), §2.1–2.2: the normalisation (1), the cones of (2)–(4) and the operator 𝒜 of (5). Shared by the
+``fista``/``pdhg`` plans,
 the CVXPY reference and ``EllipsoidSeparation._assemble``.
 
 * **Normalisation (1)**: ``α = max(max ||c_i||, max ||A_i||, max ||d_i||, max ||B_i||)``; every centre and shape
@@ -73,7 +75,9 @@ class ESPOperator:
 
     # step size ------------------------------------------------------------------------------------
     def gram(self) -> np.ndarray:
-        """``G = 𝒜𝒜ᵀ`` ((d+2)×(d+2), digest §2.2); diagonal shapes contribute ``diag(Σ a_i²)`` only."""
+        """``G = 𝒜𝒜ᵀ`` ((d+2)×(d+2): ``[[j, 0, Σc_iᵀ], [0, l, −Σd_iᵀ], [Σc_i, −Σd_i, Σ(c_ic_iᵀ + A_iA_iᵀ) +
+        Σ(d_id_iᵀ + B_iB_iᵀ)]]``, so ``L = ||𝒜||² = λ_max(G)`` without forming 𝒜); diagonal shapes contribute
+        ``diag(Σ a_i²)`` only."""
         d = self.d
         G = np.zeros((d + 2, d + 2))
         G[0, 0], G[1, 1] = self.j, self.l
@@ -131,7 +135,8 @@ class ESPOperator:
                 self.dc @ w, np.linalg.norm(self._shape_T(self.B, w), axis=1))
 
     def test28(self, v):
-        """Test (28) on the residual ``v = (s, t, w)`` with ``m = (t − s)/2``, strict inequalities (pitfall 11).
+        """Test (28) on the residual ``v = (s, t, w)`` with ``m = (t − s)/2``, strict inequalities as printed (no
+        slack is added in floating point; the certified margins are returned instead).
 
         Returns ``(branch, margin_c, margin_d)``: branch 1 (C below, D above), 2 (reversed) or 0 (neither);
         the margins are ``m − max hiC`` and ``min loD − m`` for the branch found (branch 1's when none)."""

@@ -1,4 +1,6 @@
-"""Euclidean projections used by the Hough–Vavasis plans and references (fista-esp-and-svm.md §2.1, §2.6).
+"""Euclidean projections used by the Hough–Vavasis plans and references (M. Hough, S. A. Vavasis, *Data-dependent
+complexity of first-order methods for binary classification*, 2025: the cones 𝒞 of (5), §2.2, and the set Ω of
+(13)–(14), §3.1).
 
 * :func:`project_soc_rows` -- onto a product of second-order cones ``{(λ, p) : ||p|| <= λ}``, one cone per row.
 * :func:`project_svm_dual` -- onto ``Ω = {0 <= a <= γ, yᵀa = 0}`` (the continuous quadratic knapsack of
@@ -9,7 +11,8 @@ The knapsack is solved through one monotone function. With a multiplier ``τ`` f
 ``a_i(τ) = clip(z_i − y_i τ, 0, γ)``. Writing ``lo_i = z_i − γ`` (``y_i = +1``) or ``lo_i = −z_i`` (``y_i = −1``),
 ``yᵀa(τ) = γ·#{y = +1} − h(τ)`` with ``h(τ) = Σ_i clip(τ − lo_i, 0, γ)``, which is continuous, piecewise linear
 and non-decreasing from 0 to ``nγ``. The root ``h(τ*) = γ·#{y = +1}`` always exists (both classes are present);
-if it is an interval, every point of it gives the same projection (digest pitfall 13).
+if it is an interval, every point of it gives the same projection (HV do not say which root: any root the searches
+below return will do).
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ def _root_sort(lo, target, gamma):
 
 
 def _root_linear(lo, target, gamma, small=128):
-    """Median search (digest PROJ-Ω-LINEAR): every pass halves the breakpoints left in ``(left, right)``;
+    """Median search (Brucker 1984; Kiwiel 2008): every pass halves the breakpoints left in ``(left, right)``;
     terms whose two breakpoints are outside it are folded into ``const + slope·τ``. Once at most ``small``
     breakpoints remain, ``h`` is evaluated at all of them at once (it is affine between consecutive ones,
     and constant, 0 or ``nγ``, beyond an infinite end), which saves the Python overhead of the last passes."""
@@ -114,7 +117,7 @@ def _root_bisection(lo, target, gamma, max_halvings=200):
 
 def weighted_projection(z, y, ub, equality: bool):
     """``(proj(z), τ)`` onto ``{0 <= a_i <= ub_i}`` intersected with ``{yᵀa = 0}`` when ``equality`` (per-sample bounds,
-    ``ub_i = C·s_i``; the knapsack (13)–(14) of the digest with a box per coordinate). The minimiser is
+    ``ub_i = C·s_i``; HV's knapsack (13)–(14) with a box per coordinate). The minimiser is
     ``a_i(τ) = clip(z_i − y_i τ, 0, ub_i)``; with ``lo_i = z_i − ub_i`` (``y_i = +1``) or ``−z_i`` (``y_i = −1``),
     ``yᵀa(τ) = Σ_{y=+1} ub_i − h(τ)``, ``h(τ) = Σ_i clip(τ − lo_i, 0, ub_i)`` continuous, piecewise linear and
     non-decreasing, with slope +1 from ``lo_i`` and −1 from ``lo_i + ub_i``: the root is exact after one sort of

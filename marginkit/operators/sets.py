@@ -1,4 +1,5 @@
-"""The simple convex sets of Raj & Bach's general case (digest B1): :class:`HalfSpace`, :class:`Hyperplane`,
+"""The simple convex sets of Raj & Bach's general case (eq. (2) of *Explicit regularization of stochastic gradient
+methods through duality*, AISTATS 2021, with ``x_i = I`` and ``Y_i = K_i``): :class:`HalfSpace`, :class:`Hyperplane`,
 :class:`Ball`, :class:`Box`. Each knows its Euclidean projection, its support function, its CVXPY constraints
 (CVXPY imported only when they are built) and how to read its multiplier."""
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """CVXPY references for the conic forms of Hough & Vavasis: ``EllipsoidSeparation`` (an SOCP), the perturbed SVM
 dual ``PerturbedSVMDual`` (15) and its primal ``PerturbedSVMPrimal`` (20).
 
-Reference: ../shared/papers/fista-esp-and-svm.md §1.3–1.8. CVXPY dual convention (checked with CVXPY 1.9.3): for
+Reference: M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*
+(2025) [HV]: the ESP of §2.1–2.2 ((1)–(5)) with Theorems 2.2–2.4 of §2.3–2.4, the perturbed SVM dual (15) and its
+primal (16)/(20) of §3.2, the data model of §3.3. (R1)–(R4) below are this module's names for the four exact
+formulations it solves. CVXPY dual convention (checked with CVXPY 1.9.3): for
 ``cp.SOC(−s − Cw, rows A_iᵀw)`` the cone multipliers ``(λ_i, P_i)`` give the (R1) point ``(λ_i, p_i) = (λ_i, −P_i)``
 (the vector part enters the cone with the opposite sign of the paper's ``𝒜ᵀ``).
 
@@ -102,9 +105,13 @@ class EllipsoidSeparationReference(CvxpyReference):
 
     @staticmethod
     def constants(problem) -> dict:
-        """``v_D`` (R2), ``δ_𝒜`` (R3, both conventions of digest §1.5, user units and normalised), ``||𝒜||``,
-        ``||x_0 − x̄||`` for ``x_0 = 0`` and the iteration bounds of Theorem 2.4 (``K_δ`` for both ``δ_𝒜``) and
-        its sharper ``K_v`` (digest §3.1), each as ``max(1, ceil(K))``."""
+        """``v_D`` (R2), ``δ_𝒜`` (R3, user units and normalised), ``||𝒜||``, ``||x_0 − x̄||`` for ``x_0 = 0`` and
+        the iteration bounds of HV Theorem 2.4 (``K_δ = 54√2||𝒜||·||x_0 − x̄||/δ_𝒜² − 1`` for both readings of
+        ``δ_𝒜``) and its sharper ``K_v = 6√2||𝒜||·||x_0 − x̄||/||v_D||² − 1`` (the same proof with Theorem 2.2's
+        ``||v_D||``; ``K_v <= K_δ`` as ``δ_𝒜 <= 3||v_D||``, Theorem 2.3), each as ``max(1, ceil(K))``. HV Theorem 2.3
+        does not say how a perturbation of the centres is measured; resolved here with both readings: one class
+        moved, ``δ_𝒜 = M = dist(conv ∪C_i, conv ∪D_i)``, or both classes, ``M/2``; each satisfies Theorems
+        2.3–2.4."""
         op = esp_operator(problem)
         ref = problem.reference()
         L = op.lipschitz()
@@ -249,8 +256,10 @@ class PerturbedSVMDualReference(CvxpyReference):
         """``γ, μ, R = max||x_i||``, ``||H||`` with ``H = diag(y)X``, ``L = μ + ||H||²``, ``κ = L/μ`` and Theorem
         3.1's bound ``1 + nR²/μ`` (``1 + 128R²`` with the defaults), the V-FISTA contraction ``1 − 1/√κ``; at the
         optimum ``g* = g(r*)``, ``r*``, ``w*``, ``t*``, the properly classified points (``r*_i < γ``) and
-        ``2g*/μ + ||r*||²`` (``||r_k − r*||² <= (1 − 1/√κ)^k`` times this from ``r_0 = 0``, digest §2.8).
-        The data-model constants of §1.8 need the model's parameters: see :func:`data_model_constants`."""
+        ``2g*/μ + ||r*||²`` (``||r_k − r*||² <= (1 − 1/√κ)^k`` times this from ``r_0 = 0``: Beck's V-FISTA rate,
+        *First-Order Methods in Optimization* (2017) Thm 10.42, with the strong concavity of (15); HV state no SVM
+        iteration bound). The constants of HV's data model (§3.3) need the model's parameters: see
+        :func:`data_model_constants`."""
         H2 = spectral_norm_sq(problem.X)
         R = float(problem.row_norms().max())
         L = problem.mu + H2
@@ -352,7 +361,7 @@ class PerturbedSVMPrimalReference(CvxpyReference):
 
 
 def data_model_constants(sigma1: float, sigma2: float, rho: float, nu: float, n: int, Kbar: float | None = None):
-    """The constants of the data model of §3.3 (digest §1.8): ``ξ`` (Lemma 3.4), ``K`` (Cor. 3.1),
+    """The constants of the data model of HV §3.3: ``ξ`` (Lemma 3.4), ``K`` (Cor. 3.1),
     ``Δ_0 = (1 − 2K)γ`` (§3.5.1), ``K̄_min`` of (25) and ``Δ₂₆`` of (26) at ``K̄`` (default: midway between
     ``max(K̄_min, ½)`` and 1), with ``γ = 64/n``. ``valid`` says whether the theory applies ((22), ``K < ½``,
     ``K̄_min < 1``, ``σ_i ∈ [½, 1]``, ``0 <= ρ < σ``)."""

@@ -1,9 +1,11 @@
 """Hoffman constants of the margin problems, and the Łojasiewicz constant of Apidopoulos et al. built on one.
 
-References: ../shared/papers/hinge-diagonal-and-homotopic.md §A.3.2 (L5.4) and the paper's (5.2), (5.3), (A.31)-(A.40)
-(seed 000); A. J. Hoffman (1952); J. Peña, J. C. Vera, L. F. Zuluaga, *New characterizations of Hoffman constants
-for systems of linear constraints*, Math. Program. 187 (2021) [PVZ]; C. Zălinescu, SIAM J. Optim. 14 (2003) and
-Wang & Lin (2014), Lemma 15 (the formula printed as (5.3)). Rows ``z_i = y_i x_i``, ``Z = diag(y) X`` (n × d).
+References: V. Apidopoulos, T. Poggio, L. Rosasco, S. Villa, *Iterative regularization in classification via hinge
+loss diagonal descent* (arXiv 2212.12675v1, 2022) [AP]: §5, Lemma 5.4 with (5.2) and (5.3), and its proof in
+App. A.2, (A.31)-(A.40); A. J. Hoffman (1952); J. Peña, J. C. Vera, L. F. Zuluaga, *New characterizations of
+Hoffman constants for systems of linear constraints*, Math. Program. 187 (2021) [PVZ]; C. Zălinescu, SIAM J. Optim.
+14 (2003) and Wang & Lin (2014), Lemma 15 (the formula printed as (5.3)). Rows ``z_i = y_i x_i``,
+``Z = diag(y) X`` (n × d).
 
 **1. The separability system** ``{w : Zw >= b}``, distances in ``||·||_2`` and residuals ``(b − Zw)_+`` in
 ``||·||_∞`` (the norm in which the margin is measured): its Hoffman constant -- the least ``H`` with
@@ -38,9 +40,10 @@ to us), with a certified **lower** bound from sampled bases. A block is singular
 **3. The Łojasiewicz constant** (Lemma 5.4, (5.2) as derived in (A.40)):
 ``μ = 1/(8τ²(9M + 6√(2M)·R·||Z|| + 2R²||Z||² + 2))`` with ``M = r_0 = D_0(u_0) − D∞(u*)`` and
 ``R = ||u_0|| + 2||u*||``; for the plans' start ``u_0 = 0``, ``M = ½||w*||²`` and ``R = 2||u*||`` with ``u*`` the
-least-norm dual solution. **Typo resolved** (digest A.5 item 9): the square root printed in (5.2) holds
-``||Zᵀu_0||² − ||Zᵀu*||² + ⟨1, u_0 − u*⟩``, which is 0 at ``u_0 = 0`` (``1ᵀa* = ||w*||²``); the proof's (A.39)
-has ``M``. Theorem 5.1's rate with step ``γ`` is ``q = 1/(1 + γμ)`` per iteration (``r_t <= r_0 q^t``).
+least-norm dual solution. **Typo in AP (5.2), resolved here:** the square root printed in (5.2) holds
+``||Zᵀu_0||² − ||Zᵀu*||² + ⟨1, u_0 − u*⟩``, which is 0 at ``u_0 = 0`` (``1ᵀa* = ||w*||²``), while the proof's
+(A.39)-(A.40) has ``M = D_0(u_0) − D∞(u*)``: the derived (A.40) is the one used here. Theorem 5.1's rate with
+step ``γ`` is ``q = 1/(1 + γμ)`` per iteration (``r_t <= r_0 q^t``).
 """
 from __future__ import annotations
 

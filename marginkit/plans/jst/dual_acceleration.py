@@ -1,24 +1,27 @@
-"""Margin maximisation by dual acceleration and its baselines (Ji, Srebro & Telgarsky, ICML 2021).
+"""Margin maximisation by dual acceleration and its baselines (Ji, Srebro & Telgarsky, *Fast margin maximization
+via dual acceleration*, ICML 2021 [JST]).
 
-Reference: ../shared/papers/dual-acceleration-and-dykstra.md, Part A. JST write ``z_i = −y_i x_i``
-(note the minus) and assume ``||z_i|| <= 1``; :class:`MarginPlan` scales the rows by ``R = max ||x_i||``.
+JST write ``z_i = −y_i x_i`` (note the minus) and assume ``||z_i|| <= 1``; :class:`MarginPlan` scales the rows by
+``R = max ||x_i||``.
 
 Resolved in this file (each once):
 
 * **Sign typo** (JST §3.1 writes ``Zᵀq̄ = γ̄ū``): the dual optimum satisfies ``−Zᵀq̄ = γ̄ū``.
-* **Overflow** (pitfall 3): ``||w_t||`` grows like ``t²``; ``q_t = softmax(Z w_t)`` is always computed from
-  ``s = Z w`` with max-subtraction, never as ``∇R(w)/R(w)`` and never by multiplying a stored ``q``.
-* **Indexing of g_t** (pitfall 5): ``β_0 = 0`` so ``g_0 = 0``; the certificate of Thm 3.1(2) pairs the ``g_t``
-  computed in iteration ``t`` with ``t``: ``γ̄ <= 2||g_t||/t``.
-* **Logistic step** (ambiguity A2.5): App. C divides the step by ``ρ = n``; ``step_scale="theory"`` does
-  that, ``"unit"`` (default for the baselines) does not.
-* **Batch perceptron** (ambiguity A2.7.4): supergradient ascent on ``min_i y_i x_iᵀw`` at the worst example,
+* **Overflow**: ``||w_t||`` grows like ``t²`` (``||w_t|| >= γ̄t(t+3)/4``, JST App. C), so ``exp(⟨w, z_i⟩)``
+  underflows; ``q_t = softmax(Z w_t)`` is always computed from ``s = Z w`` with max-subtraction, never as
+  ``∇R(w)/R(w)`` and never by multiplying a stored ``q``.
+* **Indexing of g_t**: ``β_0 = 0`` so ``g_0 = 0``; the certificate of Thm 3.1(2) pairs the ``g_t`` computed in
+  iteration ``t`` with ``t``: ``γ̄ <= 2||g_t||/t`` (with ``g_{t−1}`` the upper bound fails at ``t = 1``).
+* **Logistic step** (the step ``1/ρ`` appears only in JST App. C, not in §5.1; resolved here): App. C divides the
+  step by ``ρ = n``; ``step_scale="theory"`` does that, ``"unit"`` (default for the baselines) does not.
+* **Batch perceptron** (JST say only that it is implemented as in Cotter, Shalev-Shwartz & Srebro (2012), with no
+  formula; resolved here): supergradient ascent on ``min_i y_i x_iᵀw`` at the worst example,
   ``projected`` onto the unit ball with ``η_t = 1/√(t+1)`` (default) or ``unprojected`` with ``η = 1``.
 * **Algorithm 2 sampling** uses the Gumbel-max trick on ``s`` (exact sampling from ``softmax(s)``).
-* **Kernel form** (A2.6): ``dual-accelerated``, ``dual-accelerated-stochastic`` and ``batch-perceptron`` run on the
-  dual weights ``a`` of ``w = −Zᵀa`` when the problem has a kernel (:mod:`.kernel`): the same iterates, margins and
-  certificates as on ``w`` (checked with a linear kernel), ``n²`` kernel values per step for Algorithm 1 and ``n``
-  for Algorithm 2 and the batch perceptron.
+* **Kernel form** (JST §6 and App. F run kernel (NTK) margins; resolved here): ``dual-accelerated``,
+  ``dual-accelerated-stochastic`` and ``batch-perceptron`` run on the dual weights ``a`` of ``w = −Zᵀa`` when the
+  problem has a kernel (:mod:`.kernel`): the same iterates, margins and certificates as on ``w`` (checked with a
+  linear kernel), ``n²`` kernel values per step for Algorithm 1 and ``n`` for Algorithm 2 and the batch perceptron.
 * **Arrays of other libraries** (issue 13, ``core/backend.py``): every linear plan here also runs where ``X`` lives
   (Algorithm 2 on array-API devices only: one row per step is no dask workload). ``step`` keeps its NumPy code; off
   the host ``device_step`` takes the same floating-point operations in ``bk.xp``/``bk.xd``, with ``a[i] += v``
@@ -49,13 +52,13 @@ class MomentumState(MarginState):
 
 
 class DualAccelerated(DualFormPlan):
-    """JST Algorithm 1, eq. (1.1), with ``θ_t = 1``, ``β_t = t/(t+1)`` (A2.1)::
+    """JST Algorithm 1, eq. (1.1), with ``θ_t = 1``, ``β_t = t/(t+1)``::
 
         v   = Zᵀ q_t                  # = ∇R(w_t)/R(w_t)
         g_t = β_t (g_{t−1} + v)
         w_{t+1} = w_t − θ_t (g_t + v),     q_{t+1} = softmax(Z w_{t+1})
 
-    It is Nesterov-accelerated entropic mirror descent on ``φ(q) = ½||Zᵀq||²`` over the simplex (A2.2):
+    It is Nesterov-accelerated entropic mirror descent on ``φ(q) = ½||Zᵀq||²`` over the simplex (JST §3.2):
     margin gap ``γ̄ − γ(w_t) <= 4(1+ln n)(1+2 ln(t+1))/(γ̄(t+1)²)`` (Thm 3.1(1)) and the certificate
     ``4||g_t||²/t² − 8 ln n/(t+1)² <= γ̄² <= 4||g_t||²/t²`` (Thm 3.1(2)), which is the stop rule here.
     Two mat-vecs with X per iteration; the margin for the trace is read off ``s = Z w``.
@@ -63,7 +66,7 @@ class DualAccelerated(DualFormPlan):
     ``loss="logistic"`` replaces ``q_t`` by ``∇ψ(Z w_t)`` of the logistic potential and divides the step by
     ``ρ = n`` when ``step_scale="theory"`` (§5.1, App. C).
 
-    Kernel form (A2.6): ``c ← β(c + q)``, ``h ← β(h + Qq)``, ``a ← a + θ(c + q)``, ``s ← s − θ(h + Qq)``, one product
+    Kernel form: ``c ← β(c + q)``, ``h ← β(h + Qq)``, ``a ← a + θ(c + q)``, ``s ← s − θ(h + Qq)``, one product
     with the Gram matrix per step; ``||Zᵀq|| = sqrt(q·Qq)`` and ``||g_t|| = sqrt(c·h)`` give the same certificates.
     """
 
@@ -146,7 +149,7 @@ class DualAcceleratedStochastic(DualFormPlan):
     ``horizon`` parameter (default: the run's ``max_iter``, so fix it in advance).
     The certificate keeps the weights ``a >= 0`` with ``w = −Zᵀa``: ``γ̄ <= R ||w|| / ||a||_1``.
 
-    Kernel form (A2.6): with ``i = i_t``, ``c ← β(c + e_i)``, ``h ← β(h + Qe_i)``, ``a ← a + θ(c + e_i)``,
+    Kernel form: with ``i = i_t``, ``c ← β(c + e_i)``, ``h ← β(h + Qe_i)``, ``a ← a + θ(c + e_i)``,
     ``s ← s − θ(h + Qe_i)``: one row of the Gram matrix per step (``n`` kernel evaluations, JST §4).
     """
 
@@ -237,7 +240,7 @@ class DualAcceleratedStochastic(DualFormPlan):
 
 class NormalizedGD(MarginPlan):
     """Normalised gradient descent ``w_{t+1} = w_t − θ_t Zᵀ q_t`` with ``q_t = ∇ψ(Z w_t)``: Algorithm 1 with
-    ``β ≡ 0``, i.e. entropic mirror descent on the dual (A2.7.2). ``step="constant"`` (θ = 1, O(1/t)) or
+    ``β ≡ 0``, i.e. entropic mirror descent on the dual (JST §3.1). ``step="constant"`` (θ = 1, O(1/t)) or
     ``"sqrt"`` (θ_t = 1/√(t+1), Nacson et al.); ``loss="exp"`` or ``"logistic"``."""
 
     name = "normalized-gd"
@@ -423,8 +426,9 @@ def sigmoid(s, xp):
 
 def logistic_potential_grad(s, xp=np):
     """``∇ψ(ξ)_i = σ(ξ_i)/(1 − e^{−S})`` with ``S = Σ_j softplus(ξ_j)`` for the logistic potential
-    ``ψ = ℓ^{-1}(Σ ℓ(ξ_i))`` (A2.5), in the log domain: ``exp(log σ(ξ_i) − log(−expm1(−S)))``. ``xp``: the namespace
-    of ``s`` (the same formulas with ``where`` in place of masks, and no synchronisation, off NumPy)."""
+    ``ψ = ℓ^{-1}(Σ ℓ(ξ_i))`` (JST §5.1, App. C), in the log domain: ``exp(log σ(ξ_i) − log(−expm1(−S)))``.
+    ``xp``: the namespace of ``s`` (the same formulas with ``where`` in place of masks,
+    and no synchronisation, off NumPy)."""
     if xp is not np:
         zero = xp.zeros_like(s)
         log_sig = -xp.logaddexp(zero, -s)

@@ -1,4 +1,5 @@
-"""The Ji–Srebro–Telgarsky plans in kernel form: the iterate lives in the dual (digest A2.6; JST §4 and Fig. 3).
+"""The Ji–Srebro–Telgarsky plans in kernel form: the iterate lives in the dual (Ji, Srebro & Telgarsky, *Fast margin
+maximization via dual acceleration*, ICML 2021, §3.2 (the dual form of Algorithm 1), §6 and Fig. 3).
 
 With ``Φ`` the feature map of the kernel, JST's matrix is ``Z = −diag(y)Φ/R`` with ``R = max_i sqrt(k(x_i, x_i))``
 (so ``||z_i|| <= 1`` as JST §2 assume), and ``Q = ZZᵀ = diag(y) K diag(y)/R²``. The plans never form ``w``:
@@ -15,9 +16,9 @@ count them for Fig. 3.
 
 Resolved in this file (each once):
 
-* **Sign of the weights** (A2.6 writes ``w = Zᵀa`` with ``a <= 0``): here ``w = −Zᵀa`` with ``a >= 0``, so the
+* **Sign of the weights** (a dual form written ``w = Zᵀa`` needs ``a <= 0``): here ``w = −Zᵀa`` with ``a >= 0``, so the
   weights are the non-negative dual weights of the certificate ``γ̄ <= R||Zᵀa||/||a||_1 = R||w||/Σa``
-  (dual of the hard-margin problem in the feature space, A1).
+  (dual of the hard-margin problem in the feature space, JST App. A).
 * **Drift of s**: ``s`` and ``h`` are updated by the same linear recursions as ``a`` and ``c`` (``s ← s − θ(h + Qp)``),
   not recomputed as ``−Qa`` (that would cost a second product with the Gram matrix per step); they agree with
   ``−Qa`` and ``Qc`` to rounding, and the result's margin is recomputed from ``dual_coef`` on the user's Gram

@@ -4,7 +4,7 @@ Papers: Ma, Smith, Jaggi, Jordan, Richtárik & Takáč, *Adding vs. averaging in
 (ICML 2015), Algorithm 1 (CoCoA+, the subproblem ``G_k^{σ'}`` of their §3, the safe ``σ' = γK``); Smith, Forte, Ma,
 Takáč, Jordan & Jaggi, *CoCoA: a general framework for communication-efficient distributed optimization* (JMLR 2018),
 Algorithm 1 with any Θ-approximate local solver (their Assumption 1); Raj & Bach (AISTATS 2021), Algorithms 1 and 2
-for the local solvers (digest ``../shared/papers/dual-acceleration-and-dykstra.md``, Part B, B2.2-B2.3).
+for the local solvers (*Explicit regularization of stochastic gradient methods through duality*, §2.2 and §2.4).
 
 **The problem.** ``MinNormFeasibility(p=2, "margin")`` (and ``MaxMargin(bias=False)`` through its reduction):
 ``min ½||θ − θ0||²`` s.t. ``a_iᵀθ >= 1``, ``a_i = y_i x_i``. Its dual (RB eq. 2's dual with ``ψ = ½||·||²``, in the
