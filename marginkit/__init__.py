@@ -11,6 +11,7 @@ from .core.validation import ProblemError
 # soon as anything imports the submodule; the import costs ~3 ms on top of what ``import marginkit`` already loads
 from .describe import describe
 from .engine.graph import methods
+from .engine.plugins import MethodCard, register_method, unregister_method
 from .formulations import (EllipsoidSeparation, MaxMargin, MinNormFeasibility, PerturbedSVMDual,
                            ProjectionOntoIntersection, SoftMarginSVM)
 from .operators.sets import Ball, Box, HalfSpace, Hyperplane
@@ -21,12 +22,12 @@ from .path import path
 __all__ = ["certify", "ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual",
            "EllipsoidSeparation", "methods", "Result", "Trace", "cross_validate", "Report", "MarginClassifier",
            "ProjectionOntoIntersection", "HalfSpace", "Hyperplane", "Ball", "Box", "describe", "PerformanceWarning",
-           "path"]
+           "path", "register_method", "unregister_method", "MethodCard"]
 __version__ = "0.1.0"
 
 
 _LAZY_MODULES = ("datasets", "catalog", "crossval", "estimator", "cli", "core", "engine", "formulations",
-                 "operators", "plans", "reference", "bounds")
+                 "operators", "plans", "reference", "bounds", "testing")
 
 
 def __dir__():

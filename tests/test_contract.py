@@ -1,23 +1,25 @@
 """The plan contract suite (scikit-learn's ``parametrize_with_checks`` idea): one parametrized test per obligation,
-run over EVERY first-order method in the registry. A new family is tested by adding its cards to the registry.
+run over EVERY first-order method marginkit lists: the registry's, and those added by ``register_method`` or an
+installed plugin. A new family is tested by adding its cards to the registry.
 
 What every plan owes: a frozen configuration whose declared constraints reject bad values with ``ProblemError``;
 unknown options rejected; a plan nothing writes to (the run loop included); ``iterate()`` and ``run()`` going
 through the same iterates for a seed; a warm start accepted; no NaN on an easy instance; ``optimal`` only with a
-certificate that holds against the CVXPY reference; the user's arrays untouched.
+certificate that holds against the CVXPY reference; the user's arrays untouched; the same run whatever the trace
+records. The checks themselves are :mod:`marginkit.testing` (``check_plan`` holds someone else's plan to the same
+obligations); each test here runs one of them on one card.
 """
-import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import marginkit as mk
 from marginkit import datasets as ds
-from marginkit.core.params import config_fields
-from marginkit.core.result import STATUSES
-from marginkit.engine.registry import METHODS
+from marginkit.engine.plugins import all_cards
+from marginkit.testing import OBLIGATIONS, check_obligation
 
-CARDS = [c for c in METHODS if not c.is_reference]
+CARDS = [c for c in all_cards() if not c.is_reference]
 IDS = [f"{c.form}:{c.name}" for c in CARDS]
 
 
@@ -75,120 +77,74 @@ def test_every_form_of_the_registry_has_a_test_instance():
         assert problem.form == card.form or card.name in mk.methods(problem)
 
 
+def check(obligation: str, card, instances):
+    """Run one obligation of :mod:`marginkit.testing` on the card's plan class, as it compiles on the card's test
+    instance; a broken obligation fails with ``PlanContractError`` (which, what, why)."""
+    problem, arrays, copies = instances(card)
+    plan_class = type(problem.compile(card.name))
+    check_obligation(obligation, plan_class, problem, card.name, arrays=list(arrays))
+    return problem, arrays, copies
+
+
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_the_configuration_is_a_frozen_dataclass(card, instances):
-    problem = instances(card)[0]
-    plan = problem.compile(card.name)
-    assert dataclasses.is_dataclass(plan.config) and plan.config.__dataclass_params__.frozen
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(plan.config, "x", 1)
-    for name in config_fields(type(plan.config)):
-        if not callable(getattr(type(plan), name, None)):           # a hook such as ``step`` keeps its name
-            assert getattr(plan, name) is getattr(plan.config, name)   # config fields read as attributes
+    check("frozen-config", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_the_plan_is_frozen_after_compile(card, instances):
-    plan = instances(card)[0].compile(card.name)
-    with pytest.raises(AttributeError, match="frozen"):
-        plan.tol = 0.5
-    with pytest.raises(AttributeError, match="frozen"):
-        plan.form = None
+    check("frozen-plan", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_declared_constraints_reject_bad_values_with_a_problem_error_naming_the_option(card, instances):
-    problem = instances(card)[0]
-    config_cls = type(problem.compile(card.name).config)
-    constraints = getattr(config_cls, "constraints", {})
-    assert set(constraints) <= set(config_fields(config_cls)), "a constraint names no field"
-    for name in constraints:
-        with pytest.raises(mk.ProblemError, match=name):
-            problem.compile(card.name, **{name: object()})
+    check("bad-values-rejected", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_every_parameter_declares_its_constraints(card, instances):
-    config_cls = type(instances(card)[0].compile(card.name).config)
-    assert set(config_fields(config_cls)) == set(getattr(config_cls, "constraints", {}))
+    check("declared-constraints", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_an_unknown_option_is_a_problem_error_listing_the_valid_ones(card, instances):
-    with pytest.raises(mk.ProblemError, match="unknown option"):
-        instances(card)[0].compile(card.name, no_such_option=1)
+    check("unknown-option", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_the_run_loop_never_writes_to_the_plan(card, instances):
-    plan = instances(card)[0].compile(card.name)
-    before = {k: id(v) for k, v in vars(plan).items()}
-    plan.run(max_iter=5, tol=0.0, seed=1)
-    list(plan.iterate(3, seed=1))
-    assert {k: id(v) for k, v in vars(plan).items()} == before
-
-
-def _as_array(x):
-    return None if x is None else np.asarray(x, float)
+    check("loop-never-writes", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_iterate_and_run_go_through_the_same_iterates_for_a_seed(card, instances):
-    plan = instances(card)[0].compile(card.name)
-    k = 4
-    states = list(plan.iterate(k, seed=7))
-    sol = plan.run_solution(max_iter=k, tol=0.0, seed=7, trace=1, keep_iterates=True)
-    assert sol.iterations == k or sol.status != "user_limit"
-    snaps = [_as_array(plan.snapshot(s)) for s in states[:sol.iterations + 1]]
-    recorded = [_as_array(v) for v in sol.trace.iterates]
-    assert len(recorded) == len(snaps)
-    for a, b in zip(snaps, recorded):
-        if a is None:
-            assert b is None
-        else:
-            np.testing.assert_array_equal(a, b)
-    last = plan.solution(states[sol.iterations], sol.status)
-    if last.w is None:
-        assert sol.w is None
-    else:
-        np.testing.assert_array_equal(np.asarray(last.w), np.asarray(sol.w))
+    check("iterate-equals-run", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_a_warm_start_from_a_result_is_accepted(card, instances):
-    problem = instances(card)[0]
-    first = problem.solve(card.name, max_iter=20, seed=0)
-    again = problem.solve(card.name, max_iter=20, seed=0, warm_start=first)
-    assert again.status in STATUSES
+    check("warm-start", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_no_nan_on_an_easy_instance_and_the_users_arrays_are_untouched(card, instances):
-    problem, arrays, copies = instances(card)
-    res = problem.solve(card.name, max_iter=200, seed=0)
-    assert res.status in STATUSES and res.status != "solver_error"
-    for v in (res.w, res.dual_coef):
-        if v is not None:
-            assert np.all(np.isfinite(v))
-    assert np.isfinite(res.value) or res.status == "user_limit"
-    for a, c in zip(arrays, copies):
+    _, arrays, copies = check("finite-and-untouched", card, instances)
+    for a, c in zip(arrays, copies):   # also against the copies taken before any test of the module ran
         np.testing.assert_array_equal(a, c)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_optimal_only_with_a_certificate_that_the_reference_confirms(card, instances):
-    problem = instances(card)[0]
-    tol = 1e-3
-    res = problem.solve(card.name, max_iter=3000, tol=tol, seed=0)
-    if res.status != "optimal":
-        return
-    assert res.certificate, "an optimal status needs a certificate"
-    ref = problem.reference()
-    if problem.form == "MaxMargin":      # the certified relative margin gap
-        assert (ref.margin - res.margin) <= tol * ref.margin * (1 + 1e-6)
-    elif problem.form == "EllipsoidSeparation":
-        assert res.info["separates_all"]
-    else:                                # relative objective gap within tol (a value below the optimum: rounding)
-        sign = -1.0 if problem.sense == "max" else 1.0
-        gap = sign * (res.value - ref.value) / max(1.0, abs(ref.value))
-        assert -tol <= gap <= tol * (1 + 1e-6)
+    check("optimal-is-certified", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_the_trace_never_changes_the_iterations_the_status_or_the_final_iterate(card, instances):
+    """Issue 22 item 4: ``trace=None``, ``1`` and ``"geometric"`` give the same run, bit for bit."""
+    check("trace-invariance", card, instances)
+
+
+def test_every_obligation_of_marginkit_testing_has_a_test_here():
+    """A new obligation of ``marginkit.testing`` gets its parametrized test above (read from this file's source)."""
+    source = Path(__file__).read_text(encoding="utf-8")
+    assert {name for name in OBLIGATIONS if f'check("{name}"' in source} == set(OBLIGATIONS)

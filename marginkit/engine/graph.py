@@ -14,16 +14,22 @@ from typing import Any
 
 from ..core.validation import ProblemError
 from ..formulations import FORMS, Problem
+from .plugins import all_cards, generation
 from .reductions import Chain
 from .registry import METHODS, REDUCTIONS, MethodCard
 
 
-@lru_cache(maxsize=1)
 def reduction_graph():
-    """The graph, built on first use (networkx is imported then, not by ``import marginkit``)."""
+    """The graph, built on first use (networkx is imported then, not by ``import marginkit``) and again when a
+    method is registered or unregistered (:mod:`.plugins`); its nodes hold the registry's cards and the added ones."""
+    return _build_graph(generation())
+
+
+@lru_cache(maxsize=1)
+def _build_graph(_generation: int):
     import networkx as nx
     graph = nx.MultiDiGraph()
-    for c in METHODS:
+    for c in all_cards():
         graph.add_node(c.form)
         graph.nodes[c.form].setdefault("methods", {})[c.name] = c
     for r in REDUCTIONS:
@@ -109,7 +115,7 @@ def resolve(problem: Problem, method: str) -> tuple[MethodCard, Chain]:
     if reasons:
         raise ProblemError(f"method {method!r} cannot solve {problem!r}: {'; '.join(reasons)}")
     backend = getattr(problem, "backend", None)
-    if backend is not None and not backend.on_host and any(c.name == method for c in METHODS):
+    if backend is not None and not backend.on_host and any(c.name == method for c in all_cards()):
         raise ProblemError(f"method {method!r} runs on NumPy/SciPy data only (it solves {type(problem).__name__} "
                            f"through a reduction); X is {backend.describe()}: convert it with np.asarray(X), or use "
                            f"one of {', '.join(methods(problem))}")
@@ -130,7 +136,7 @@ def method_table() -> str:
             "|---|---|---|---|---|---|---|"]
     for form in sorted(GRAPH.nodes):
         for name, card in sorted(GRAPH.nodes[form].get("methods", {}).items()):
-            if card.is_reference:
+            if card.is_reference or card not in METHODS:   # the README lists marginkit's own methods, no plugin
                 continue
             tol = FORMS[form].agreement_label(card.tolerance)
             rows.append(f"| {form} | `{name}` | {card.paper} | {card.algorithm} | {card.converges_to} | "
