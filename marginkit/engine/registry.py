@@ -44,24 +44,6 @@ VARIANT_KEYS = {
 
 
 @dataclass(frozen=True)
-class Theorem:
-    """A method's proven bound, as :mod:`marginkit.bounds` evaluates it: ``label`` (paper and number, the
-    ``theorem`` shown by ``bounds.check`` and the tables), ``check`` and ``records`` (``"module:function"``, imported
-    on first use: the checks of one run, and the bound at every trace record) and ``constants`` (the certified
-    quantities the bound is evaluated with: entries of ``problem.constants()`` or of the reference)."""
-
-    label: str
-    check: str
-    records: str
-    constants: tuple = ()
-
-    def load(self, which: str = "check"):
-        """The function named by ``check`` (or ``records``)."""
-        module, _, name = getattr(self, which).partition(":")
-        return getattr(import_module(module), name)
-
-
-@dataclass(frozen=True)
 class MethodCard:
     """One method on one form. ``target`` is ``"module:Class"``; the class is imported by :meth:`load`."""
 
@@ -91,8 +73,6 @@ class MethodCard:
     # VARIANT_KEYS, tried in order, the first that holds for the problem wins (``target_for``); e.g. ("dask", the
     # CoCoA+ class): one method name, one card, and the class that fits the data
     variants: tuple = ()
-    # the proven bound with explicit constants that ``marginkit.bounds`` checks a run against (a Theorem), or None
-    theorem: Theorem | None = None
 
     @property
     def is_reference(self) -> bool:
@@ -171,21 +151,6 @@ EVERYWHERE = ("numpy", "array-api", "dask")
 
 UNWEIGHTED = (("unweighted", "this method solves the problem with one C for every sample: no sample_weight "
                              "(use a method listed by methods(problem))"),)
-
-# the bounds that marginkit.bounds evaluates (the papers' statements and the typos resolved: its docstring)
-JST_3_1 = Theorem("Ji, Srebro & Telgarsky (2021), Theorem 3.1(1)", "marginkit.bounds:jst_checks",
-                  "marginkit.bounds:jst_records", ("margin", "R"))
-AP_5_1 = Theorem("Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.1 (Prop. 5.1, Lemma 5.2)",
-                 "marginkit.bounds:ap_linear_checks", "marginkit.bounds:ap_linear_records",
-                 ("margin", "lambda_star", "hoffman_dual", "norm_w"))
-AP_5_2 = Theorem("Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.2 (Lyapunov energy (A.63) from E_1)",
-                 "marginkit.bounds:ap_inertial_checks", "marginkit.bounds:ap_inertial_records",
-                 ("margin", "lambda_star"))
-RB_8 = Theorem("Raj & Bach (2021), eq. (8) as corrected (APCG of Lin, Lu & Xiao 2015, mu = 0)",
-               "marginkit.bounds:rb_checks", "marginkit.bounds:rb_records", ("w", "duality_gap"))
-HV_A_2 = Theorem("Hough & Vavasis (2025), Theorem A.2 with Beck's FISTA rate (Thm 10.34)",
-                 "marginkit.bounds:hv_checks", "marginkit.bounds:hv_records",
-                 ("opnorm_A", "L", "v_D", "x_bar_norm", "delta_normalized", "separable"))
 
 # the order of the table is the order of ``methods(problem)`` (after the reference)
 METHODS: tuple[MethodCard, ...] = (
