@@ -18,6 +18,8 @@ are imported only when such an array is passed.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -78,6 +80,89 @@ class Backend:
     def minimum(self, a, b):
         return min(a, b)
 
+    def lazy(self, a):
+        """A scalar result (a 0-d array or a number) as such a scalar: a float here and on dask, the 0-d array itself
+        on an array-API device."""
+        return float(a)
+
+    def floats(self, *values) -> list:
+        """Several scalars (0-d arrays or numbers) as Python floats, with one synchronisation of a device."""
+        return [float(a) for a in values]
+
+    def where(self, cond, a, b):
+        """``a`` if the scalar condition ``cond`` holds, else ``b``: a choice made here, where ``cond`` is a host
+        boolean; an ``xp.where`` on an array-API device, where ``cond`` may be a 0-d array (no synchronisation)."""
+        return a if cond else b
+
+    def copy(self, a):
+        """A copy of an array of this backend that the caller may keep (a dask array, immutable, is itself)."""
+        return a.copy()
+
+    def search(self, on_host, in_namespace, *vectors):
+        """A data-dependent search over n-side ``vectors`` (a sort, a root finder that reads the data as it goes):
+        ``on_host(*vectors)``, NumPy code, where the vectors are NumPy arrays or one gather of each is cheaper than a
+        graph of reductions (dask); ``in_namespace(*vectors)``, code in ``xp`` that stays on the device (array API)."""
+        return on_host(*vectors)
+
+    # what one step needs beyond vector algebra (issue 22): NumPy keeps its in-place writes and host scalars; an
+    # array-API device keeps indices and scalars on the device; dask computes its few scalars -------------------------
+    def maximum(self, a, b):
+        return max(a, b)
+
+    def sqrt(self, a):
+        """``√a`` of a scalar of :meth:`lazy`."""
+        return math.sqrt(a)
+
+    def ratio(self, num, den):
+        """``num/den`` when ``den > 0``, else ``inf`` (a weak-duality bound ``||Zᵀa||/Σa`` of a zero mass)."""
+        return num / den if den > 0 else math.inf
+
+    def masked_sum(self, v, mask):
+        """``Σ_{mask} v_i`` as a scalar of :meth:`lazy` (NumPy sums the selected entries, in their order)."""
+        return float(v[mask].sum())
+
+    def as_float(self, cond):
+        """A boolean vector as 0.0/1.0 in the data's floating dtype."""
+        return cond.astype(np.float64)
+
+    def clip(self, x, lo=None, hi=None):
+        """``min(max(x, lo), hi)`` elementwise (``None``: no bound)."""
+        return np.maximum(lo, x) if hi is None else np.clip(x, lo, hi)
+
+    def argmax(self, s):
+        """The index of the largest ``s_i`` (the lowest on ties, as ``np.argmax``): a Python int here and on dask, a
+        shape-(1,) integer array on an array-API device (no synchronisation), for :meth:`add_at` and
+        :meth:`signed_row`."""
+        return int(np.argmax(s))
+
+    def add_at(self, v, i, value, copy: bool = False):
+        """``v + value·e_i`` for an index of :meth:`argmax`: ``v[i] += value`` in place here (on a copy with
+        ``copy=True``, for a ``v`` the caller does not own); elsewhere ``+ value·e_i`` (no index assignment), the same
+        floating-point operations."""
+        if copy:
+            v = v.copy()
+        v[i] += value
+        return v
+
+    def signed_row(self, Z, i):
+        """Row ``z_i`` (d-side) of a :class:`~marginkit.core.linalg.SignedData` for an index of :meth:`argmax`."""
+        return Z.row(i)
+
+    def rmatmat(self, X, M):
+        """``Xᵀ M`` (d-side, shape ``(d, k)``) for ``k`` n-side columns ``M`` (shape ``(n, k)``)."""
+        return np.asarray(X.T @ M)
+
+    def persist_all(self, *arrays) -> tuple:
+        """:meth:`persist` of several n-side vectors at once (one round trip on dask)."""
+        return arrays
+
+    def finite_sum(self, parts) -> bool:
+        """Whether the sum of every entry of ``parts`` (vectors of this backend, scalars) is finite: NaN or inf iff
+        an entry is, or the sum overflows; one scalar, a cheap per-step guard for a state of many arrays. An array-API
+        device answers ``True`` unread: a step never synchronises, and the run loop checks device states where it
+        checks the stop rule."""
+        return math.isfinite(self.float(sum(p.sum() if hasattr(p, "sum") else p for p in parts)))
+
     # products with the data ----------------------------------------------------------------------------------
     def matvec(self, X, w):
         """``X @ w`` (length n) for ``w`` on the d-side."""
@@ -96,6 +181,20 @@ class Backend:
         """``||x_i||²`` for every row (n-side)."""
         from .linalg import row_norms   # same layer; linalg does not import this module at import time
         return row_norms(X, squared=True)
+
+    def spectral_norm_sq(self, X) -> float:
+        """``||X||²`` (the step size of the gradient methods), as a float."""
+        from .linalg import spectral_norm_sq
+        return spectral_norm_sq(X)
+
+    def stack_rmatvec(self, S, w):
+        """``S_kᵀ w`` for every matrix of a stack ``S``, as a (k, d) array: ``S`` of shape (k, d, d), or (k, d) for
+        diagonal matrices given by their diagonals."""
+        return S * w if S.ndim == 2 else np.einsum("kij,i->kj", S, w)
+
+    def stack_matvec_sum(self, S, P):
+        """``Σ_k S_k p_k`` for a stack ``S`` as in :meth:`stack_rmatvec` and the rows ``p_k`` of ``P`` (k, d)."""
+        return np.einsum("kj,kj->j" if S.ndim == 2 else "kij,kj->i", S, P)
 
     def describe(self) -> str:
         return "NumPy/SciPy"
@@ -164,6 +263,71 @@ class ArrayAPIBackend(Backend):
         b = b if not isinstance(b, (int, float)) else xp.asarray(b, dtype=self.dtype, device=self.device)
         return xp.minimum(a, b)
 
+    def _0d(self, a):
+        """A Python number as a 0-d array of the data's dtype and device, a Python bool as a 0-d boolean array there
+        (arrays pass through)."""
+        if isinstance(a, bool):
+            return self.xp.asarray(a, device=self.device)
+        return self.xp.asarray(a, dtype=self.dtype, device=self.device) if isinstance(a, (int, float)) else a
+
+    def lazy(self, a):
+        return a
+
+    def floats(self, *values) -> list:
+        return [float(v) for v in self.host(self.xp.stack([self._0d(v) for v in values]))]
+
+    def where(self, cond, a, b):
+        if isinstance(cond, (bool, np.bool_)):   # decided on the host already (e.g. a test on an iteration counter)
+            return a if cond else b
+        return self.xp.where(cond, self._0d(a), self._0d(b))
+
+    def copy(self, a):
+        return self.xp.asarray(a, copy=True)
+
+    def search(self, on_host, in_namespace, *vectors):
+        return in_namespace(*vectors)
+
+    def maximum(self, a, b):
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            return max(a, b)
+        return self.xp.maximum(self._0d(a), self._0d(b))
+
+    def sqrt(self, a):
+        return math.sqrt(a) if isinstance(a, (int, float)) else self.xp.sqrt(a)
+
+    def ratio(self, num, den):
+        if isinstance(den, (int, float)):
+            return super().ratio(num, den)
+        ok = den > 0   # a 0-d array: both sides are computed, so the denominator is made safe first
+        return self.xp.where(ok, num / self.xp.where(ok, den, 1.0), math.inf)
+
+    def masked_sum(self, v, mask):
+        return self.xp.sum(self.xp.where(mask, v, 0.0))
+
+    def as_float(self, cond):
+        return self.xp.astype(cond, self.dtype)
+
+    def clip(self, x, lo=None, hi=None):
+        return self.xp.clip(x, min=lo, max=hi)
+
+    def argmax(self, s):
+        return self.xp.reshape(self.xp.argmax(s), (1,))
+
+    def add_at(self, v, i, value, copy: bool = False):
+        return v + value * self.xp.astype(_index_n(self, v.shape[0]) == i, self.dtype)
+
+    def signed_row(self, Z, i):
+        if isinstance(i, int):
+            return Z.row(i)
+        xp = self.xp
+        return xp.take(Z.X, i, axis=0)[0, :] * (Z.coef * xp.take(Z.y, i))
+
+    def rmatmat(self, X, M):
+        return self.xp.matrix_transpose(X) @ M
+
+    def finite_sum(self, parts) -> bool:
+        return True
+
     def matvec(self, X, w):
         return X @ w
 
@@ -175,6 +339,32 @@ class ArrayAPIBackend(Backend):
 
     def row_sq_norms(self, X):
         return self.xp.sum(X * X, axis=1)
+
+    def spectral_norm_sq(self, X) -> float:
+        """The eigenvalue of the small Gram matrix (``XᵀX`` or ``XXᵀ``, formed where X lives and copied to the host:
+        the NumPy number up to rounding) below 500 columns or rows, else Lanczos on host vectors through
+        :meth:`matvec` and :meth:`rmatvec` (inflated by 1e-5: the step stays safe)."""
+        import scipy.sparse.linalg as spla
+
+        from .linalg import largest_eigenvalue
+        n, d = X.shape
+        if d <= 500 or n <= 500:
+            G = self.host(X.T @ X if d <= 500 else X @ X.T)
+            return largest_eigenvalue(G, G.shape[0], dense=lambda: G, exact_below=G.shape[0])
+
+        def gram(v):
+            return self.host(self.rmatvec(X, self.matvec(X, self.asarray_d(np.ravel(v)))))
+        op = spla.LinearOperator((d, d), dtype=float, matvec=gram)
+        return largest_eigenvalue(op, d, tol=1e-6, inflation=1e-5, seed=0)
+
+    def stack_rmatvec(self, S, w):
+        return S * w if S.ndim == 2 else w @ S
+
+    def stack_matvec_sum(self, S, P):
+        xp = self.xp
+        if S.ndim == 2:
+            return xp.sum(S * P, axis=0)
+        return xp.sum((S @ xp.reshape(P, (P.shape[0], P.shape[1], 1)))[:, :, 0], axis=0)
 
     def describe(self) -> str:
         return f"{self.name} (array API, device {self.device})"
@@ -245,6 +435,39 @@ class DaskBackend(Backend):
     def vdot(self, a, b):
         return self.da.sum(a * b) if hasattr(a, "compute") or hasattr(b, "compute") else a @ b
 
+    lazy = float
+
+    def floats(self, *values) -> list:
+        import dask
+        return [float(v) for v in dask.compute(*values)]   # one graph for all of them
+
+    def copy(self, a):
+        return a
+
+    def search(self, on_host, in_namespace, *vectors):
+        # a fixed-length bracket search builds a graph of a few hundred reductions, which dask's scheduler runs two
+        # orders of magnitude slower than one gather of the n floats (X stays chunked)
+        return on_host(*(self.host(v) for v in vectors))
+
+    def masked_sum(self, v, mask):
+        return self.float(self.xp.sum(self.xp.where(mask, v, 0.0)))
+
+    def clip(self, x, lo=None, hi=None):
+        return self.xp.clip(x, lo, hi)
+
+    def argmax(self, s):
+        return int(self.float(self.da.argmax(s)))
+
+    def add_at(self, v, i, value, copy: bool = False):
+        return v + value * (_index_n(self, v.shape[0]) == i).astype(np.float64)
+
+    def rmatmat(self, X, M):
+        return np.asarray((X.T @ M).compute())
+
+    def persist_all(self, *arrays) -> tuple:
+        import dask
+        return dask.persist(*arrays)
+
     def _sparse(self, X) -> bool:
         return sp.issparse(getattr(X, "_meta", None))
 
@@ -274,9 +497,20 @@ class DaskBackend(Backend):
             return X.map_blocks(_block_sq_norms, drop_axis=1, dtype=np.float64, meta=np.empty(0)).persist()
         return (X * X).sum(axis=1).persist()
 
+    spectral_norm_sq = ArrayAPIBackend.spectral_norm_sq
+
     def describe(self) -> str:
         kind = "sparse " if self.sparse else ""
         return f"dask ({len(self.row_chunks)} {kind}row chunks)"
+
+
+def _index_n(bk, n: int):
+    """``0, ..., n−1`` where the n-vectors of ``bk`` live (an array-API device or dask), made once per backend."""
+    cache = bk.__dict__.setdefault("_index_n", {})
+    if n not in cache:
+        cache[n] = (bk.xp.arange(n, device=bk.device) if isinstance(bk, ArrayAPIBackend)
+                    else bk.da.arange(n, chunks=(bk.row_chunks,)).persist())
+    return cache[n]
 
 
 # block functions of the dask backend (module level: they pickle by reference to a distributed worker)

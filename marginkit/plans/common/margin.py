@@ -109,18 +109,14 @@ class MarginPlan(IterationPlan):
     def setup(self):
         form = self.form
         self.bk = getattr(form, "backend", NUMPY)   # where X lives (core/backend.py); NumPy code runs unchanged
-        R = float(form.row_norms().max()) if self.bk.on_host else form.max_row_norm()
+        R = form.max_row_norm()
         self.R = R if R > 0.0 else 1.0
         self.Z = SignedData(form.X, form.y, sign=-1.0, scale=self.R, backend=self.bk)
         self.n, self.d = form.X.shape
-        if self.bk.kind == "array-api":   # the bound of a zero mass, on the device once (no copy inside a step)
-            self.inf_0d = self.bk.xp.asarray(np.inf, dtype=self.bk.dtype, device=self.bk.device)
 
     def start_w(self, warm_start):
         w0 = parse_warm_start(warm_start, self.d)
-        if not self.bk.on_host:
-            return self.bk.zeros_d(self.d) if w0 is None else self.bk.asarray_d(w0)
-        return np.zeros(self.d) if w0 is None else w0
+        return self.bk.zeros_d(self.d) if w0 is None else self.bk.asarray_d(w0)
 
     # certified quantities --------------------------------------------------------------------
     def margin(self, state) -> float:
@@ -132,46 +128,10 @@ class MarginPlan(IterationPlan):
         """Upper bound ``R ||Zᵀa|| / ||a||_1`` for non-negative weights ``a`` (raw units)."""
         return self.R * v_norm / mass if mass > 0 else np.inf
 
-    # off the host (array-API devices, dask): the same quantities without a device synchronisation -----------------
     def weights_bound(self, v_norm, weights):
-        """:meth:`bound_from_weights` with the mass ``Σ weights`` taken where ``weights`` live; on an array-API
-        device a 0-d array (``inf`` for a zero mass, as on NumPy), so a step never waits for the device."""
-        bk = self.bk
-        mass = bk.lazy_sum(weights)
-        if bk.kind != "array-api":
-            return self.bound_from_weights(v_norm, mass)
-        return bk.xp.where(mass > 0, self.R * v_norm / mass, self.inf_0d)
-
-    def argmax_index(self, s):
-        """The index of the largest ``s_i`` (lowest on ties, as ``np.argmax``): a shape-(1,) integer array on an
-        array-API device (no synchronisation), a Python int on dask."""
-        bk = self.bk
-        if bk.kind == "array-api":
-            return bk.xp.reshape(bk.xp.argmax(s), (1,))
-        return int(bk.float(bk.da.argmax(s)))
-
-    def signed_row(self, i):
-        """Row ``z_i`` of ``Z`` (d-side) for an index from :meth:`argmax_index`: ``xp.take`` on a device."""
-        bk = self.bk
-        if bk.kind != "array-api":
-            return self.Z.row(i)
-        xp = bk.xp
-        return xp.take(self.Z.X, i, axis=0)[0, :] * (self.Z.coef * xp.take(self.form.y, i))
-
-    def unit_n(self, i):
-        """The unit vector ``e_i`` on the n-side (for the weights ``a`` of a row step) without index assignment."""
-        bk = self.bk
-        if bk.kind == "array-api":
-            return bk.xp.astype(self.index_n == i, bk.dtype)
-        return (self.index_n == i).astype(np.float64)
-
-    def make_index_n(self):
-        """``0, ..., n−1`` where the n-vectors live (for :meth:`unit_n`; a plan with row steps keeps it from
-        ``setup``)."""
-        bk = self.bk
-        if bk.kind == "array-api":
-            return bk.xp.arange(self.n, device=bk.device)
-        return bk.da.arange(self.n, chunks=(bk.row_chunks,)).persist()
+        """:meth:`bound_from_weights` with the mass ``Σ weights`` taken where ``weights`` live: a 0-d array on an
+        array-API device (``inf`` for a zero mass, as on NumPy), so a step never waits for the device."""
+        return self.bk.ratio(self.R * v_norm, self.bk.lazy_sum(weights))
 
     def measure(self, state) -> dict:
         m = self.margin(state)
@@ -191,7 +151,7 @@ class MarginPlan(IterationPlan):
         """``(q, ||Σ q_i y_i x_i||)`` when an exact hull point proves the data not separable (at rounding
         level: ``<= HULL_TOL·R·sqrt(n)``), else ``None``."""
         form = self.form
-        if getattr(form, "kernel", None) not in (None, "linear") or not self.bk.on_host:
+        if getattr(form, "kernel", None) not in (None, "linear"):   # data of another library: no proof either
             return None
         bias = bool(getattr(form, "bias", False))
         cert = data_cached(form, "hull_proof", lambda: hull_certificate(form.X, form.y, bias))
@@ -213,7 +173,7 @@ class MarginPlan(IterationPlan):
 
     def snapshot(self, state):
         """The iterate kept with a trace record: a NumPy copy (a host copy of a d-vector at record times only)."""
-        return state.w.copy() if self.bk.on_host else self.bk.host(state.w)
+        return self.bk.host(self.bk.copy(state.w))
 
     def solution(self, state, status) -> Solution:
         m = self.margin(state)
@@ -222,8 +182,8 @@ class MarginPlan(IterationPlan):
         cert = {"margin_lower": m, "margin_upper": ub, "gap_bound": ub - m, "relative_gap_bound": rel,
                 "relative_gap": rel}
         self.add_hull_proof(cert, status)
-        w = state.w.copy() if self.bk.on_host else self.bk.xd.asarray(state.w, copy=True)
-        return Solution(w=w, status=status, certificate=cert)
+        return Solution(w=self.bk.xd.asarray(state.w, copy=True), status=status, certificate=cert)
+
 
 
 def softmax(s, xp=np):

@@ -23,9 +23,10 @@ Resolved in this file (each once):
   problem has a kernel (:mod:`.kernel`): the same iterates, margins and certificates as on ``w`` (checked with a
   linear kernel), ``n²`` kernel values per step for Algorithm 1 and ``n`` for Algorithm 2 and the batch perceptron.
 * **Arrays of other libraries** (issue 13, ``core/backend.py``): every linear plan here also runs where ``X`` lives
-  (Algorithm 2 on array-API devices only: one row per step is no dask workload). ``step`` keeps its NumPy code; off
-  the host ``device_step`` takes the same floating-point operations in ``bk.xp``/``bk.xd``, with ``a[i] += v``
-  written as ``+ v·e_i`` and, on an array-API device, the worst index, its row and the bound kept on the device.
+  (Algorithm 2 on array-API devices only: one row per step is no dask workload). Each algorithm has one ``step``,
+  written against the problem's backend ``bk``: NumPy runs plain NumPy (``a[i] += v`` in place, :meth:`add_at`),
+  elsewhere the same floating-point operations run in ``bk.xp``/``bk.xd`` (``+ v·e_i``) and, on an array-API device,
+  the worst index, its row and the bound stay on the device.
 """
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ class DualAccelerated(DualFormPlan):
     def dual_weights(self, s):
         xp = self.bk.xp
         q = softmax(s, xp) if self.loss == "exp" else logistic_potential_grad(s, xp)
-        return q if self.bk.on_host else self.bk.persist(q)   # dask: computed once, used twice per step
+        return self.bk.persist(q)   # dask: computed once, used twice per step
 
     def init(self, rng, warm_start, budget):
         if self.kop is not None:
@@ -103,10 +104,7 @@ class DualAccelerated(DualFormPlan):
         simplex; exp loss with ``θ = ρ = 1`` only). On an array-API device the norms and the bound stay 0-d arrays
         (``Σq_t > 0``: softmax or logistic weights), so a step never waits for the device."""
         bk = self.bk
-        if bk.kind == "array-api":
-            bound = self.R * v_norm / bk.lazy_sum(q)
-        else:
-            bound = self.bound_from_weights(v_norm, bk.lazy_sum(q))
+        bound = self.weights_bound(v_norm, q)
         if t >= 1 and self.loss == "exp" and self.theta == 1.0:
             bound = bk.minimum(bound, 2.0 * self.R * g_norm / t)
         return bound
@@ -157,11 +155,6 @@ class DualAcceleratedStochastic(DualFormPlan):
     default_tol = 1e-3
     full_gram = False
 
-    def setup(self):
-        super().setup()
-        if self.kop is None and not self.bk.on_host:
-            self.index_n = self.make_index_n()
-
     @dataclass(frozen=True)
     class Config:
         variant: str = "momentum"     # "momentum" (Figs. 3-4) or "theory" (Thm 4.1)
@@ -176,50 +169,25 @@ class DualAcceleratedStochastic(DualFormPlan):
             return self.kernel_start(warm_start, rng=rng, theta=theta)
         w = self.start_w(warm_start)
         bk = self.bk
-        if not bk.on_host:
-            a = bk.zeros_n(self.n) if warm_start is None else None
-            return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=bk.zeros_d(self.d),
-                                 a=a, c=bk.zeros_n(self.n), rng=rng, theta=theta)
-        a = np.zeros(self.n) if warm_start is None else None
-        return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=np.zeros(self.d),
-                             a=a, c=np.zeros(self.n), rng=rng, theta=theta)
+        a = bk.zeros_n(self.n) if warm_start is None else None
+        return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=bk.zeros_d(self.d),
+                             a=a, c=bk.zeros_n(self.n), rng=rng, theta=theta)
 
     def step(self, st):
-        if not self.bk.on_host:
-            return self.device_step(st)
-        t = st.t
-        i = int(np.argmax(st.s + st.rng.gumbel(size=self.n)))
+        """The Gumbel draws come from the run's NumPy generator (moved to the device off NumPy); ``c[i] += β`` and
+        ``a[i] += θ`` are :meth:`~marginkit.core.backend.Backend.add_at` (``+ β e_i`` off NumPy)."""
+        bk, t = self.bk, st.t
+        i = bk.argmax(st.s + bk.asarray_n(st.rng.gumbel(size=self.n), like=st.s))
         if self.kop is not None:
             return self.kernel_step(st, i)
-        zi = self.Z.row(i)
+        zi = bk.signed_row(self.Z, i)
         beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
         g = beta * (st.g + zi)
         w = st.w - st.theta * (g + zi)
-        c = beta * st.c
-        c[i] += beta
+        c = bk.add_at(beta * st.c, i, beta)
         a, bound = None, st.dual_bound
         if st.a is not None:
-            a = st.a + st.theta * c
-            a[i] += st.theta
-            bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
-        return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
-                             theta=st.theta)
-
-    def device_step(self, st):
-        """:meth:`step` where ``X`` lives (array-API devices): the same Gumbel draws from the run's NumPy generator,
-        moved to the device, the row taken there and ``c[i] += β``, ``a[i] += θ`` written as ``+ β e_i``, ``+ θ e_i``
-        (the same floating-point operations); no synchronisation."""
-        bk, t = self.bk, st.t
-        i = self.argmax_index(st.s + bk.asarray_n(st.rng.gumbel(size=self.n), like=st.s))
-        zi = self.signed_row(i)
-        beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
-        g = beta * (st.g + zi)
-        w = st.w - st.theta * (g + zi)
-        e = self.unit_n(i)
-        c = beta * st.c + beta * e
-        a, bound = None, st.dual_bound
-        if st.a is not None:
-            a = st.a + st.theta * c + st.theta * e
+            a = bk.add_at(st.a + st.theta * c, i, st.theta)
             bound = bk.minimum(bound, self.weights_bound(bk.lazy_norm(w), a))
         return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
                              theta=st.theta)
@@ -256,17 +224,7 @@ class NormalizedGD(MarginPlan):
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
     def step(self, st):
-        if not self.bk.on_host:
-            return self.device_step(st)
-        q = softmax(st.s) if self.loss == "exp" else logistic_potential_grad(st.s)
-        v = self.Z.rmatvec(q)
-        theta = 1.0 if self.config.step == "constant" else 1.0 / np.sqrt(st.t + 1.0)
-        w = st.w - theta * v
-        bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
-        return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
-
-    def device_step(self, st):
-        """:meth:`step` where ``X`` lives (array-API device or dask); the bound stays a 0-d array on a device."""
+        """The bound stays a 0-d array on an array-API device (no synchronisation)."""
         bk = self.bk
         q = bk.persist(softmax(st.s, bk.xp) if self.loss == "exp" else logistic_potential_grad(st.s, bk.xp))
         v = self.Z.rmatvec(q)
@@ -294,28 +252,11 @@ class GradientDescent(MarginPlan):
         return MarginState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf)
 
     def step(self, st):
-        if not self.bk.on_host:
-            return self.device_step(st)
-        if self.loss == "exp":
-            q = softmax(st.s)
-            scale = np.exp(logsumexp(st.s) - np.log(self.n))  # R(w)
-        else:
-            q = _sigmoid(st.s)
-            scale = 1.0 / self.n
-        v = self.Z.rmatvec(q)
-        w = st.w - self.eta * scale * v
-        bound = self.bound_from_weights(float(np.linalg.norm(v)), float(q.sum()))
-        return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=min(st.dual_bound, bound))
-
-    def device_step(self, st):
-        """:meth:`step` where ``X`` lives: ``R(w)`` a 0-d array on an array-API device (a float on dask, whose
-        d-vectors are NumPy), the sigmoid by ``where`` on ``exp(−|s|)`` (the same values as :func:`_sigmoid`)."""
+        """``R(w)`` is a 0-d array on an array-API device (a float on NumPy and dask, whose d-vectors are NumPy)."""
         bk, xp = self.bk, self.bk.xp
         if self.loss == "exp":
             q = bk.persist(softmax(st.s, xp))
-            scale = xp.exp(logsumexp(st.s, xp) - float(np.log(self.n)))  # R(w)
-            if bk.kind == "dask":
-                scale = bk.float(scale)
+            scale = bk.lazy(xp.exp(logsumexp(st.s, xp) - float(np.log(self.n))))  # R(w)
         else:
             q = bk.persist(sigmoid(st.s, xp))
             scale = 1.0 / self.n
@@ -336,11 +277,6 @@ class BatchPerceptron(DualFormPlan):
     name = "batch-perceptron"
     full_gram = False
 
-    def setup(self):
-        super().setup()
-        if self.kop is None and not self.bk.on_host:
-            self.index_n = self.make_index_n()
-
     @dataclass(frozen=True)
     class Config:
         variant: str = "projected"     # projected onto the unit ball with η_t = 1/√(t+1), or η = 1 unprojected
@@ -350,44 +286,21 @@ class BatchPerceptron(DualFormPlan):
         if self.kop is not None:
             return self.kernel_start(warm_start)
         w = self.start_w(warm_start)
-        if not self.bk.on_host:
-            a = self.bk.zeros_n(self.n) if warm_start is None else None
-            return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
-        a = np.zeros(self.n) if warm_start is None else None
+        a = self.bk.zeros_n(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
 
     def step(self, st):
-        if not self.bk.on_host:
-            return self.device_step(st)
-        i = int(np.argmax(st.s))
-        eta = 1.0 / np.sqrt(st.t + 1.0) if self.variant == "projected" else 1.0
-        if self.kop is not None:
-            return self.kernel_step(st, i, eta)
-        w = st.w - eta * self.Z.row(i)
-        a = None if st.a is None else st.a.copy()
-        if a is not None:
-            a[i] += eta
-        if self.variant == "projected":
-            c = max(1.0, float(np.linalg.norm(w)))
-            w = w / c
-            if a is not None:
-                a /= c
-        bound = st.dual_bound
-        if a is not None:
-            bound = min(bound, self.bound_from_weights(float(np.linalg.norm(w)), float(a.sum())))
-        return MomentumState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, a=a)
-
-    def device_step(self, st):
-        """:meth:`step` where ``X`` lives: ``a[i] += η`` as ``+ η e_i``; on an array-API device the worst index, its
+        """``a[i] += η`` is :meth:`~marginkit.core.backend.Backend.add_at`; on an array-API device the worst index, its
         row, the projection ``max(1, ||w||)`` and the bound stay on the device (no synchronisation)."""
         bk = self.bk
-        i = self.argmax_index(st.s)
+        i = bk.argmax(st.s)
         eta = float(1.0 / np.sqrt(st.t + 1.0)) if self.variant == "projected" else 1.0   # a Python float
-        w = st.w - eta * self.signed_row(i)
-        a = None if st.a is None else st.a + eta * self.unit_n(i)
+        if self.kop is not None:
+            return self.kernel_step(st, i, eta)
+        w = st.w - eta * bk.signed_row(self.Z, i)
+        a = None if st.a is None else bk.add_at(st.a, i, eta, copy=True)
         if self.variant == "projected":
-            nw = bk.lazy_norm(w)
-            c = bk.xp.clip(nw, min=1.0) if bk.kind == "array-api" else max(1.0, nw)
+            c = bk.maximum(1.0, bk.lazy_norm(w))
             w = w / c
             if a is not None:
                 a = a / c
@@ -408,19 +321,11 @@ class BatchPerceptron(DualFormPlan):
                            c=st.c, h=st.h, certified=st.certified)
 
 
-def _sigmoid(s):
-    out = np.empty_like(s)
-    pos = s >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-s[pos]))
-    e = np.exp(s[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
-
-
-def sigmoid(s, xp):
+def sigmoid(s, xp=np):
     """``σ(s)`` in any namespace without overflow: ``1/(1+z)`` for ``s >= 0`` and ``z/(1+z)`` below, ``z = e^{−|s|}``
-    (the same floating-point operations as :func:`_sigmoid`, with ``where`` in place of masks)."""
+    (``where`` in place of masks: no synchronisation, and faster than masks on NumPy)."""
     z = xp.exp(-xp.abs(s))
+
     return xp.where(s >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
 
 
