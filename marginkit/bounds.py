@@ -69,11 +69,8 @@ from .reference.margin import dual_solution
 __all__ = ["check", "bound_columns", "per_record", "jst_margin_gap", "ap_linear", "ap_inertial", "rb_accelerated",
            "hv_residual", "hv_objective"]
 
-JST = "Ji, Srebro & Telgarsky (2021), Theorem 3.1(1)"
-AP1 = "Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.1 (Prop. 5.1, Lemma 5.2)"
-AP2 = "Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.2 (Lyapunov energy (A.63) from E_1)"
-RB = "Raj & Bach (2021), eq. (8) as corrected (APCG of Lin, Lu & Xiao 2015, mu = 0)"
-HVA2 = "Hough & Vavasis (2025), Theorem A.2 with Beck's FISTA rate (Thm 10.34)"
+# which method has which bound is the card's (MethodCard.theorem: its label, these check and record functions and
+# the constants they read); the second theorem of the ESP check has its own label here
 HV24 = "Hough & Vavasis (2025), Theorem 2.4"
 
 
@@ -127,8 +124,9 @@ class _Run:
     """What a check needs about one run: the problem, the result, the options, the compiled plan (its resolved
     parameters: step, schedule, R, L_i), and the certified reference and constants (computed on first use)."""
 
-    def __init__(self, problem, result, options):
+    def __init__(self, problem, result, options, theorem):
         self.problem, self.result, self.options = problem, result, dict(options)
+        self.label = theorem.label       # the theorem as the tables name it (the card's)
         self._plan = None
 
     @property
@@ -166,8 +164,9 @@ def _ref_distance_slack(ref, scale) -> float:
     return math.sqrt(2.0 * gap) + 1e-9 * scale
 
 
-# the theorems ------------------------------------------------------------------------------------------------------
-def _jst(run: _Run) -> list[dict]:
+# the theorems (named by the cards: MethodCard.theorem) -------------------------------------------------------------
+def jst_checks(run: _Run) -> list[dict]:
+    label = run.label
     q = "margin gap gamma* - gamma(w_t) (user units)"
     why = None
     if run.option("loss", "exp") != "exp" or float(run.option("theta", 1.0)) != 1.0:
@@ -177,13 +176,13 @@ def _jst(run: _Run) -> list[dict]:
     elif run.result.iterations < 1:
         why = "Thm 3.1 holds for t >= 1"
     if why is not None:
-        return [_entry(JST, q, reason=why)]
+        return [_entry(label, q, reason=why)]
     ref = run.ref          # the certified margin is all this bound needs (not the costlier constants())
     gamma = float(ref.margin) if ref.status in ("optimal", "optimal_inaccurate") else np.nan
     if not (np.isfinite(gamma) and gamma > 0):
-        return [_entry(JST, q, reason="Thm 3.1(1) needs separable data (the reference has no positive margin)")]
+        return [_entry(label, q, reason="Thm 3.1(1) needs separable data (the reference has no positive margin)")]
     t = run.result.iterations
-    return [_entry(JST, q, jst_margin_gap(t, run.problem.n, run.plan.R, gamma), gamma - run.result.margin,
+    return [_entry(label, q, jst_margin_gap(t, run.problem.n, run.plan.R, gamma), gamma - run.result.margin,
                    _ref_margin_slack(run.ref, gamma), t=t)]
 
 
@@ -223,14 +222,15 @@ def _ap_observed(run: _Run):
     return float(np.linalg.norm(w - wstar)), r
 
 
-def _ap_linear(run: _Run) -> list[dict]:
+def ap_linear_checks(run: _Run) -> list[dict]:
+    label = run.label
     qd, qr = "||w_t - w*|| (user units)", "r_t = D_t(u_t) - D_inf(u*)"
     why, consts = _ap_hypotheses(run, "Theorem 5.1")
     tau = run.constants.get("hoffman_dual") or {} if why is None else {}
     if why is None and not tau.get("exact"):
         why = "the Hoffman constant tau is not exact at this size: " + str(tau.get("reason", ""))
     if why is not None:
-        return [_entry(AP1, qd, reason=why), _entry(AP1, qr, reason=why)]
+        return [_entry(label, qd, reason=why), _entry(label, qr, reason=why)]
     step, norm_u, opnorm, norm_w = consts
     mu = lojasiewicz_mu(tau["value"], norm_w, norm_u, opnorm)
     q = 1.0 / (1.0 + step * mu)
@@ -238,24 +238,25 @@ def _ap_linear(run: _Run) -> list[dict]:
     bd, br = ap_linear(t, norm_w, q)
     od, orr = _ap_observed(run)
     gap = max(float((run.ref.certificate or {}).get("duality_gap", 0.0)), 0.0)
-    return [_entry(AP1, qd, bd, od, _ref_distance_slack(run.ref, norm_w), t=t, rate=q, mu=mu),
-            _entry(AP1, qr, br, orr, gap + 1e-9 * norm_w ** 2, t=t, rate=q, mu=mu)]
+    return [_entry(label, qd, bd, od, _ref_distance_slack(run.ref, norm_w), t=t, rate=q, mu=mu),
+            _entry(label, qr, br, orr, gap + 1e-9 * norm_w ** 2, t=t, rate=q, mu=mu)]
 
 
-def _ap_inertial(run: _Run) -> list[dict]:
+def ap_inertial_checks(run: _Run) -> list[dict]:
+    label = run.label
     qd, qr = "||w_t - w*|| (user units)", "r_t = D_t(u_t) - D_inf(u*)"
     alpha = float(run.option("alpha", 10.0))
     why, consts = (f"alpha = {alpha:g} < 3: Theorem 5.2 needs alpha >= 3", None) if alpha < 3 else \
         _ap_hypotheses(run, "Theorem 5.2")
     if why is not None:
-        return [_entry(AP2, qd, reason=why), _entry(AP2, qr, reason=why)]
+        return [_entry(label, qd, reason=why), _entry(label, qr, reason=why)]
     step, norm_u, _, norm_w = consts
     t = run.result.iterations
     bd, br = ap_inertial(t, alpha, norm_w, norm_u, step)
     od, orr = _ap_observed(run)
     gap = max(float((run.ref.certificate or {}).get("duality_gap", 0.0)), 0.0)
-    return [_entry(AP2, qd, bd, od, _ref_distance_slack(run.ref, norm_w), t=t),
-            _entry(AP2, qr, br, orr, gap + 1e-9 * norm_w ** 2, t=t)]
+    return [_entry(label, qd, bd, od, _ref_distance_slack(run.ref, norm_w), t=t),
+            _entry(label, qr, br, orr, gap + 1e-9 * norm_w ** 2, t=t)]
 
 
 def _rb_constants(run: _Run):
@@ -296,7 +297,8 @@ def _rb_constants(run: _Run):
     return sysm.n, psi, weighted, gap + 1e-9 * abs(psi)
 
 
-def _rb(run: _Run) -> list[dict]:
+def rb_checks(run: _Run) -> list[dict]:
+    label = run.label
     quantity = "dual gap psi(theta*) - D(v_t) after t coordinate steps"
     why = None
     if run.option("output", "v") != "v":
@@ -307,15 +309,15 @@ def _rb(run: _Run) -> list[dict]:
     if isinstance(consts, str):
         why = consts
     if why is not None:
-        return [_entry(RB, quantity, reason=why, kind="expectation")]
+        return [_entry(label, quantity, reason=why, kind="expectation")]
     n, psi, weighted, slack = consts
     t = int(run.result.info.get("coordinate_steps", run.result.iterations * n))
     dual = (run.result.certificate or {}).get("dual")
     if dual is None or not np.isfinite(dual):
-        return [_entry(RB, quantity, reason="the result has no dual value", kind="expectation")]
+        return [_entry(label, quantity, reason="the result has no dual value", kind="expectation")]
     bound = rb_accelerated(t, n, psi, weighted)
     obs = psi - float(dual)
-    return [_entry(RB, quantity, bound, obs, slack, kind="expectation", t=t,
+    return [_entry(label, quantity, bound, obs, slack, kind="expectation", t=t,
                    markov_probability=min(1.0, bound / obs) if obs > 0 else None,
                    note="one realisation of a random run against a bound on its expectation")]
 
@@ -329,7 +331,8 @@ def _hv_xbar(run: _Run) -> float | None:
     return xbar
 
 
-def _hv(run: _Run) -> list[dict]:
+def hv_checks(run: _Run) -> list[dict]:
+    label = run.label
     qv, qf, qk = ("||v_k - v_D|| (normalised data)", "f(x_k) - f* (normalised data)",
                   "iterations until test (28) certifies a separator")
     c, res = run.constants, run.result
@@ -339,7 +342,7 @@ def _hv(run: _Run) -> list[dict]:
     if why is None and (xbar is None or "residual" not in res.info):
         why = "the reference has no optimal point x_bar of (5), or the result has no residual"
     if why is not None:
-        return [_entry(HVA2, qv, reason=why), _entry(HVA2, qf, reason=why), _entry(HV24, qk, reason=why)]
+        return [_entry(label, qv, reason=why), _entry(label, qf, reason=why), _entry(HV24, qk, reason=why)]
     k = res.iterations
     vD = np.zeros(len(res.info["residual"])) if c.get("v_D") is None else np.asarray(c["v_D"], float)
     v = np.asarray(res.info["residual"], float)
@@ -347,9 +350,9 @@ def _hv(run: _Run) -> list[dict]:
     dv = math.sqrt(2.0 * gap) + 1e-12
     nvD = float(np.linalg.norm(vD))
     early = k < 1
-    out = [_entry(HVA2, qv, hv_residual(k, c["opnorm_A"], xbar), float(np.linalg.norm(v - vD)), dv,
+    out = [_entry(label, qv, hv_residual(k, c["opnorm_A"], xbar), float(np.linalg.norm(v - vD)), dv,
                   reason="Theorem A.2's rate holds for k >= 1" if early else None, k=k),
-           _entry(HVA2, qf, hv_objective(k, c["L"], xbar), 0.5 * float(v @ v) - 0.5 * nvD ** 2,
+           _entry(label, qf, hv_objective(k, c["L"], xbar), 0.5 * float(v @ v) - 0.5 * nvD ** 2,
                   nvD * dv + 0.5 * dv * dv, reason="the FISTA rate holds for k >= 1" if early else None, k=k)]
     K = iteration_bounds(c["opnorm_A"], xbar, nvD, c.get("delta_normalized", 0.0))["iteration_bound"] \
         if c.get("separable") else np.inf
@@ -368,15 +371,39 @@ def _hv(run: _Run) -> list[dict]:
     return out
 
 
-_THEOREMS = {
-    ("MaxMargin", "dual-accelerated"): _jst,
-    ("MaxMargin", "diagonal"): _ap_linear,
-    ("MaxMargin", "diagonal-inertial"): _ap_inertial,
-    ("MaxMargin", "dykstra-accelerated"): _rb,
-    ("MinNormFeasibility", "dykstra-accelerated"): _rb,
-    ("ProjectionOntoIntersection", "dykstra-accelerated"): _rb,
-    ("EllipsoidSeparation", "fista"): _hv,
-}
+# the bound at every trace record: (bound, observed) arrays, or a reason (str) when the trace cannot be checked ----
+def jst_records(run: _Run, c: dict, it: np.ndarray, tr) -> tuple | str:
+    gamma = float(run.ref.margin)
+    bound = np.array([jst_margin_gap(t, run.problem.n, run.plan.R, gamma) if t >= 1 else np.nan for t in it])
+    return bound, gamma - tr["margin"]
+
+
+def ap_linear_records(run: _Run, c: dict, it: np.ndarray, tr) -> tuple | str:
+    if "dist_to_opt" not in tr:
+        return "the trace has no dist_to_opt: compute problem.reference() before solving"
+    return np.array([ap_linear(t, run.constants["norm_w"], c["rate"])[0] for t in it]), tr["dist_to_opt"]
+
+
+def ap_inertial_records(run: _Run, c: dict, it: np.ndarray, tr) -> tuple | str:
+    if "dist_to_opt" not in tr:
+        return "the trace has no dist_to_opt: compute problem.reference() before solving"
+    _, consts = _ap_hypotheses(run, "Theorem 5.2")
+    step, norm_u, _, norm_w = consts
+    alpha = float(run.option("alpha", 10.0))
+    return np.array([ap_inertial(t, alpha, norm_w, norm_u, step)[0] for t in it]), tr["dist_to_opt"]
+
+
+def rb_records(run: _Run, c: dict, it: np.ndarray, tr) -> tuple | str:
+    n, psi, weighted, _ = _rb_constants(run)
+    return np.array([rb_accelerated(t * n, n, psi, weighted) for t in it]), psi - tr["dual_objective"]
+
+
+def hv_records(run: _Run, c: dict, it: np.ndarray, tr) -> tuple | str:
+    cst = run.constants
+    xbar = _hv_xbar(run)
+    f_star = 0.5 * float(np.linalg.norm(cst["v_D"])) ** 2 if cst.get("v_D") is not None else 0.0
+    bound = np.array([hv_objective(t, cst["L"], xbar) if t >= 1 else np.nan for t in it])
+    return bound, tr["objective"] - f_star, "f(x_k) - f* (normalised data)"
 
 
 # the public functions ----------------------------------------------------------------------------------------------
@@ -394,8 +421,7 @@ def check(problem, result, **options) -> dict:
     if card.is_reference:
         return _summary([_entry("CVXPY reference", "-", reason="the reference is certified by its own duality "
                                                                "gap (result.certificate), not by a rate")])
-    fn = _THEOREMS.get((problem.form, result.method))
-    if fn is None:
+    if card.theorem is None:
         return _summary([_entry(None, "-", reason=f"no proven bound with explicit constants is evaluated for "
                                                    f"{result.method!r} (its card: {card.rate or 'no rate'})")])
     if result.status == "solver_error":
@@ -404,7 +430,7 @@ def check(problem, result, **options) -> dict:
     if ref.status not in ("optimal", "optimal_inaccurate", "infeasible"):
         return _summary([_entry(None, "-", reason=f"the certified reference is not available (status "
                                                    f"{ref.status}): nothing to measure against")])
-    return _summary(fn(_Run(problem, result, options)))
+    return _summary(card.theorem.load("check")(_Run(problem, result, options, card.theorem)))
 
 
 def _summary(checks: list[dict]) -> dict:
@@ -435,33 +461,14 @@ def per_record(problem, result, **options) -> dict:
     if c["reason"] is not None or tr is None or not len(tr):
         return {**base, "reason": c["reason"] or "the result has no trace"}
     it = tr["iteration"].astype(int)
-    key = (problem.form, result.method)
-    run = _Run(problem, result, options)
-    if key == ("MaxMargin", "dual-accelerated"):
-        gamma = float(run.ref.margin)
-        bound = np.array([jst_margin_gap(t, problem.n, run.plan.R, gamma) if t >= 1 else np.nan for t in it])
-        obs = gamma - tr["margin"]
-    elif key[1] in ("diagonal", "diagonal-inertial"):
-        if "dist_to_opt" not in tr:
-            return {**base, "reason": "the trace has no dist_to_opt: compute problem.reference() before solving"}
-        if key[1] == "diagonal":
-            bound = np.array([ap_linear(t, run.constants["norm_w"], c["rate"])[0] for t in it])
-        else:
-            _, consts = _ap_hypotheses(run, "Theorem 5.2")
-            step, norm_u, _, norm_w = consts
-            bound = np.array([ap_inertial(t, float(run.option("alpha", 10.0)), norm_w, norm_u, step)[0] for t in it])
-        obs = tr["dist_to_opt"]
-    elif key[1] == "dykstra-accelerated":
-        n, psi, weighted, _ = _rb_constants(run)
-        bound = np.array([rb_accelerated(t * n, n, psi, weighted) for t in it])
-        obs = psi - tr["dual_objective"]
-    else:
-        cst = run.constants
-        xbar = _hv_xbar(run)
-        f_star = 0.5 * float(np.linalg.norm(cst["v_D"])) ** 2 if cst.get("v_D") is not None else 0.0
-        bound = np.array([hv_objective(t, cst["L"], xbar) if t >= 1 else np.nan for t in it])
-        obs = tr["objective"] - f_star
-        base["quantity"] = "f(x_k) - f* (normalised data)"
+    theorem = resolve(problem, result.method)[0].theorem   # check() returned a reason when there is none
+    run = _Run(problem, result, options, theorem)
+    records = theorem.load("records")(run, c, it, tr)
+    if isinstance(records, str):
+        return {**base, "reason": records}
+    bound, obs = records[:2]
+    if len(records) > 2:     # the records hold another quantity than the primary check (HV: f(x_k) − f*)
+        base["quantity"] = records[2]
     within = [None if not np.isfinite(b) or not np.isfinite(o) else bool(o <= b + c["slack"])
               for b, o in zip(bound, obs)]
     return {**base, "iteration": it, "bound": bound, "observed": np.asarray(obs, float), "within": within}

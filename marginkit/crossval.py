@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from .core.validation import ProblemError
+from .engine.assemble import reference_gaps
 from .engine.graph import method_spec, methods as _methods
 from .bounds import bound_columns
 from .report import Report
@@ -32,19 +33,14 @@ SLACK = 3.0     # how much the empirical rate constant gap(t)/r(t) may grow over
 
 
 def _relative_gaps(problem, res, ref) -> dict:
+    """The row's relative gaps: :func:`~marginkit.engine.assemble.reference_gaps` (the trace's definition), strict
+    (an undefined value, margin or direction is NaN), on the user's problem; all NaN against a reference that is
+    not certified optimal."""
     out = {"objective_gap": np.nan, "margin_gap": np.nan, "angle_gap": np.nan}
     if ref.status not in ("optimal", "optimal_inaccurate"):
         return out
-    if np.isfinite(ref.value) and np.isfinite(res.value):
-        sign = -1.0 if problem.sense == "max" else 1.0
-        out["objective_gap"] = sign * (res.value - ref.value) / max(abs(ref.value), 1e-300)
-    if np.isfinite(ref.margin) and ref.margin > 0 and np.isfinite(res.margin):
-        out["margin_gap"] = (ref.margin - res.margin) / ref.margin
-    if res.w is not None and ref.w is not None and np.shape(res.w) == np.shape(ref.w):
-        nw, ns = np.linalg.norm(res.w), np.linalg.norm(ref.w)
-        if nw > 0 and ns > 0:
-            out["angle_gap"] = 1.0 - float(res.w @ ref.w) / (nw * ns)
-    return out
+    gaps = reference_gaps(ref, value=res.value, margin=res.margin, w=res.w, sense=problem.sense, strict=True)
+    return {key: float(gaps.get(key, np.nan)) for key in out}
 
 
 # rates as data ------------------------------------------------------------------------------------------------

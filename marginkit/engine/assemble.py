@@ -15,41 +15,68 @@ from ..core.result import Result
 from ..core.validation import ProblemError, check_matrix
 
 
-def fill_reference_metrics(trace, ref, sense: str = "min") -> None:
-    """Fill the gap columns of ``trace`` against a certified reference ``ref`` (docs/TRACE.md).
+def reference_gaps(ref, value=None, margin=None, w=None, sense: str = "min", strict: bool = False) -> dict:
+    """The gaps of a point against a certified reference ``ref``: the one definition the trace's columns
+    (:func:`fill_reference_metrics`, :func:`make_probe`) and :func:`~marginkit.cross_validate`'s table share.
 
-    ``margin_gap = (γ* − γ_t)/γ*`` and ``margin_gap_abs = γ* − γ_t`` from the ``margin`` column;
-    ``objective_gap = s(f_t − f*)/|f*|`` and ``objective_gap_abs = s(f_t − f*)`` from the ``objective`` column
-    (``s = −1`` when the form the method ran on is a maximisation, so a gap is positive before convergence) -- the same
-    relative gaps as :func:`~marginkit.cross_validate`'s table; ``angle_gap = 1 − cos(w_t, w*)`` and
-    ``dist_to_opt = ||w_t − w*||`` from the kept iterates, unless the run already recorded them. Nothing is filled
-    against a reference that is not certified optimal."""
+    ``value`` and ``margin`` are numbers or arrays (one per trace record), ``w`` one vector; each gives:
+    ``margin_gap_abs = γ* − γ`` and ``margin_gap = (γ* − γ)/γ*`` (NaN unless ``γ* > 0``);
+    ``objective_gap_abs = s(f − f*)`` and ``objective_gap = s(f − f*)/|f*|`` (``s = −1`` when ``sense`` is
+    ``"max"``, so a gap is positive before convergence); ``angle_gap = 1 − cos(w, w*)`` and
+    ``dist_to_opt = ||w − w*||`` (NaN when ``w`` is not a vector of ``w*``'s shape). A key is present only when its
+    input is given and the reference's quantity is finite (``w*`` known for the last two). ``strict`` (the table)
+    reads a non-finite ``value`` or ``margin`` and a zero ``w`` as undefined (NaN); without it (the trace) the
+    arithmetic is kept (an overflowing objective gives an infinite gap) and a zero iterate counts as orthogonal to
+    ``w*`` (angle gap 1), so the first record of a run from ``w_0 = 0`` has a number to plot."""
+    out = {}
+    if margin is not None and np.isfinite(ref.margin):
+        m = np.asarray(margin, float)
+        gap = ref.margin - m
+        if strict:
+            gap = np.where(np.isfinite(m), gap, np.nan)
+        out["margin_gap_abs"] = gap
+        out["margin_gap"] = gap / ref.margin if ref.margin > 0 else np.full(np.shape(gap), np.nan)
+    if value is not None and np.isfinite(ref.value):
+        sign = -1.0 if sense == "max" else 1.0
+        f = np.asarray(value, float)
+        gap = sign * (f - ref.value)
+        if strict:
+            gap = np.where(np.isfinite(f), gap, np.nan)
+        out["objective_gap_abs"] = gap
+        out["objective_gap"] = gap / max(abs(ref.value), 1e-300)
+    if ref.w is not None and (w is not None or strict):
+        out.update(_to_reference(w, np.asarray(ref.w), strict))
+    return out
+
+
+def fill_reference_metrics(trace, ref, sense: str = "min") -> None:
+    """Fill the gap columns of ``trace`` against a certified reference ``ref`` (docs/TRACE.md), as
+    :func:`reference_gaps` defines them: ``margin_gap``/``margin_gap_abs`` from the ``margin`` column,
+    ``objective_gap``/``objective_gap_abs`` from the ``objective`` column (``sense``: of the form the method ran
+    on), ``angle_gap`` and ``dist_to_opt`` from the kept iterates, unless the run already recorded them. Nothing is
+    filled against a reference that is not certified optimal."""
     if trace is None or len(trace) == 0 or ref is None or ref.status not in ("optimal", "optimal_inaccurate"):
         return
     cols = trace._cols
-    if "margin" in cols and np.isfinite(ref.margin):
-        gap = ref.margin - np.asarray(cols["margin"], float)
-        trace.set("margin_gap_abs", gap)
-        trace.set("margin_gap", gap / ref.margin if ref.margin > 0 else np.full(len(trace), np.nan))
-    if "objective" in cols and np.isfinite(ref.value):
-        sign = -1.0 if sense == "max" else 1.0
-        gap = sign * (np.asarray(cols["objective"], float) - ref.value)
-        trace.set("objective_gap_abs", gap)
-        trace.set("objective_gap", gap / max(abs(ref.value), 1e-300))
+    gaps = reference_gaps(ref, value=cols.get("objective"), margin=cols.get("margin"), sense=sense)
+    for key in ("margin_gap_abs", "margin_gap", "objective_gap_abs", "objective_gap"):
+        if key in gaps:
+            trace.set(key, gaps[key])
     if "angle_gap" in cols or not trace.keep_iterates or ref.w is None:
         return
-    rows = [_to_reference(v, np.asarray(ref.w)) for v in trace._iterates]
+    rows = [reference_gaps(ref, w=v) for v in trace._iterates]
     trace.set("angle_gap", [r["angle_gap"] for r in rows])
     trace.set("dist_to_opt", [r["dist_to_opt"] for r in rows])
 
 
-def _to_reference(v, wstar) -> dict:
-    """``angle_gap`` and ``dist_to_opt`` of one iterate (NaN when it is not a vector of ``w*``'s shape)."""
+def _to_reference(v, wstar, strict: bool = False) -> dict:
+    """``angle_gap`` and ``dist_to_opt`` of one iterate (NaN when it is not a vector of ``w*``'s shape; a zero
+    vector has angle gap 1, or NaN when ``strict``): the vector part of :func:`reference_gaps`."""
     if v is None or np.shape(v) != wstar.shape:
         return {"angle_gap": np.nan, "dist_to_opt": np.nan}
     v = np.asarray(v, float)
     nv, ns = float(np.linalg.norm(v)), float(np.linalg.norm(wstar))
-    cos = float(v @ wstar) / (nv * ns) if nv > 0 and ns > 0 else 0.0
+    cos = float(v @ wstar) / (nv * ns) if nv > 0 and ns > 0 else (np.nan if strict else 0.0)
     return {"angle_gap": 1.0 - cos, "dist_to_opt": float(np.linalg.norm(v - wstar))}
 
 

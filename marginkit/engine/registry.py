@@ -44,6 +44,24 @@ VARIANT_KEYS = {
 
 
 @dataclass(frozen=True)
+class Theorem:
+    """A method's proven bound, as :mod:`marginkit.bounds` evaluates it: ``label`` (paper and number, the
+    ``theorem`` shown by ``bounds.check`` and the tables), ``check`` and ``records`` (``"module:function"``, imported
+    on first use: the checks of one run, and the bound at every trace record) and ``constants`` (the certified
+    quantities the bound is evaluated with: entries of ``problem.constants()`` or of the reference)."""
+
+    label: str
+    check: str
+    records: str
+    constants: tuple = ()
+
+    def load(self, which: str = "check"):
+        """The function named by ``check`` (or ``records``)."""
+        module, _, name = getattr(self, which).partition(":")
+        return getattr(import_module(module), name)
+
+
+@dataclass(frozen=True)
 class MethodCard:
     """One method on one form. ``target`` is ``"module:Class"``; the class is imported by :meth:`load`."""
 
@@ -73,6 +91,8 @@ class MethodCard:
     # VARIANT_KEYS, tried in order, the first that holds for the problem wins (``target_for``); e.g. ("dask", the
     # CoCoA+ class): one method name, one card, and the class that fits the data
     variants: tuple = ()
+    # the proven bound with explicit constants that ``marginkit.bounds`` checks a run against (a Theorem), or None
+    theorem: Theorem | None = None
 
     @property
     def is_reference(self) -> bool:
@@ -152,6 +172,21 @@ EVERYWHERE = ("numpy", "array-api", "dask")
 UNWEIGHTED = (("unweighted", "this method solves the problem with one C for every sample: no sample_weight "
                              "(use a method listed by methods(problem))"),)
 
+# the bounds that marginkit.bounds evaluates (the papers' statements and the typos resolved: its docstring)
+JST_3_1 = Theorem("Ji, Srebro & Telgarsky (2021), Theorem 3.1(1)", "marginkit.bounds:jst_checks",
+                  "marginkit.bounds:jst_records", ("margin", "R"))
+AP_5_1 = Theorem("Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.1 (Prop. 5.1, Lemma 5.2)",
+                 "marginkit.bounds:ap_linear_checks", "marginkit.bounds:ap_linear_records",
+                 ("margin", "lambda_star", "hoffman_dual", "norm_w"))
+AP_5_2 = Theorem("Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.2 (Lyapunov energy (A.63) from E_1)",
+                 "marginkit.bounds:ap_inertial_checks", "marginkit.bounds:ap_inertial_records",
+                 ("margin", "lambda_star"))
+RB_8 = Theorem("Raj & Bach (2021), eq. (8) as corrected (APCG of Lin, Lu & Xiao 2015, mu = 0)",
+               "marginkit.bounds:rb_checks", "marginkit.bounds:rb_records", ("w", "duality_gap"))
+HV_A_2 = Theorem("Hough & Vavasis (2025), Theorem A.2 with Beck's FISTA rate (Thm 10.34)",
+                 "marginkit.bounds:hv_checks", "marginkit.bounds:hv_records",
+                 ("opnorm_A", "L", "v_D", "x_bar_norm", "delta_normalized", "separable"))
+
 # the order of the table is the order of ``methods(problem)`` (after the reference)
 METHODS: tuple[MethodCard, ...] = (
     MethodCard('dual-accelerated', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAccelerated',
@@ -159,7 +194,8 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 (eq. 1.1)',
                converges_to='max-margin direction ū',
                rate='margin gap Õ(1/t²) (Thm 3.1)', rate_law=('power', 2.0),
-               tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated'), arrays=EVERYWHERE),
+               tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated'), arrays=EVERYWHERE,
+               theorem=JST_3_1),
     MethodCard('dual-accelerated-stochastic', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
                paper='Ji, Srebro & Telgarsky (2021)',
                algorithm='Algorithm 2',
@@ -191,14 +227,15 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0',
                rate='dual gap r_t <= r_0 q^t, linear (Thm 5.1, if λ(0)‖u*‖_∞ <= 1); ‖w_t − w*‖ <= sqrt(2 r_t)',
                rate_law=('linear',),
-               tolerance=0.1, requires=HINGE_DUAL, tags=('hinge', 'diagonal'), arrays=EVERYWHERE),
+               tolerance=0.1, requires=HINGE_DUAL, tags=('hinge', 'diagonal'), arrays=EVERYWHERE, theorem=AP_5_1),
     MethodCard('diagonal-inertial', 'MaxMargin', 'marginkit.plans.diagonal.diagonal:InertialDiagonalDescent',
                paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
                algorithm='Algorithm 2 (eqs. 4.4-4.7), linear or kernel (Remark 4.1)',
                converges_to='hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0',
                rate='‖w_t − w*‖ <= sqrt(2E_1)/(t+α-1), O(1/t) (Thm 5.2: α >= 3, λ(0)‖u*‖_∞ <= 1)',
                rate_law=('power', 1.0),
-               tolerance=0.001, requires=HINGE_DUAL, tags=('hinge', 'diagonal', 'accelerated'), arrays=EVERYWHERE),
+               tolerance=0.001, requires=HINGE_DUAL, tags=('hinge', 'diagonal', 'accelerated'), arrays=EVERYWHERE,
+               theorem=AP_5_2),
     MethodCard('homotopic', 'MaxMargin', 'marginkit.plans.homotopic.homotopic:HomotopicSubgradient',
                paper='Molitor, Needell & Ward (2021)',
                algorithm='Algorithm 1 (homotopic averaged subgradient, or best iterate (§6.4); geometric schedules [RECON]; '
@@ -258,7 +295,8 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)',
                converges_to="a strictly separating hyperplane (stop='early'); the residual v_D of (5) (stop='tol')",
                rate='separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)',
-               tolerance=0.0, requires=(), tags=('fista', 'accelerated'), arrays=("numpy", "array-api")),
+               tolerance=0.0, requires=(), tags=('fista', 'accelerated'), arrays=("numpy", "array-api"),
+               theorem=HV_A_2),
     MethodCard('pdhg', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPPdhg',
                paper='Hough & Vavasis (2025)',
                algorithm='PDHG (29) on {𝒜x = b, x ∈ 𝒞} (App. A), test (28) on the dual displacement',
@@ -300,7 +338,7 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
                converges_to='the Bregman projection of the point onto the intersection (returns θ(v_t))',
                rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
-               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated')),
+               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'), theorem=RB_8),
     MethodCard('mirror-descent', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
                paper='Raj & Bach (2021)',
                algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
@@ -328,7 +366,7 @@ METHODS: tuple[MethodCard, ...] = (
                rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
                tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'),
                arrays=("numpy", "dask"),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
-               variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),)),
+               variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),), theorem=RB_8),
     MethodCard('mirror-descent', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
                paper='Raj & Bach (2021)',
                algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
