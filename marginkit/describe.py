@@ -35,7 +35,7 @@ from typing import Any
 
 from .core.validation import ProblemError
 from .engine.registry import METHODS, REDUCTIONS, MethodCard
-from .engine.options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions
+from .engine.options import RUN_OPTION_DOCS, RunOptions
 from .engine.runloop import set_doc_hook
 from .formulations import FORMS, Problem
 
