@@ -92,7 +92,7 @@ def hard_margin_mnist(cfg: Sizes):
 def svm_dense_data(n: int, d: int, seed: int = 0):
     """Gaussian features, rows scaled into the unit ball (the package's convention), labels from a logistic model
     of a random direction (about 20 % of the labels disagree with it: a genuinely soft problem)."""
-    from marginkit.datasets import scale_rows_to_unit_ball
+    from marginkit.api.datasets import scale_rows_to_unit_ball
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     beta = rng.standard_normal(d)

@@ -68,7 +68,7 @@ def a9a(n, seed, flip):
 
 def sparse_unit(n, d, density, seed, flip):
     """Random CSR data (Gaussian values at ``density``), rows in the unit ball, labels of a shifted direction."""
-    from marginkit.datasets import scale_rows_to_unit_ball
+    from marginkit.api.datasets import scale_rows_to_unit_ball
     rng = np.random.default_rng(seed)
     X = sp.random(n, d, density=density, format="csr", random_state=seed, data_rvs=rng.standard_normal)
     s = np.asarray(X @ rng.standard_normal(d)).ravel()

@@ -150,7 +150,7 @@ def held_out(kind: str, cfg: Sizes):
     """``[(label, X, y)]``: the held-out instances of the ``kind`` ("dense"/"sparse") row, generated from seeds
     (the last sparse one, rcv1-like 200,000 x 47,000 at 0.2 %, in the full run only)."""
     import scipy.sparse as sp
-    from marginkit.datasets import scale_rows_to_unit_ball
+    from marginkit.api.datasets import scale_rows_to_unit_ball
     out = []
     for n, d, density, features, flip, seed in HELD_OUT[kind]["full" if cfg.high_accuracy else "quick"]:
         rng = np.random.default_rng(seed)

@@ -18,7 +18,7 @@ from pathlib import Path
 import mkdocs_gen_files
 
 import marginkit
-from marginkit.describe import describe
+from marginkit import describe
 from marginkit.engine.registry import METHODS, REDUCTIONS
 from marginkit.formulations import FORMS
 
@@ -190,10 +190,11 @@ API = {
                  "ProjectionOntoIntersection"],
     "Sets of ProjectionOntoIntersection": ["HalfSpace", "Hyperplane", "Ball", "Box"],
     "Results": ["core.result.Result", "core.result.Trace"],
-    "Methods and options": ["methods", "describe", "describe.MethodDescription", "describe.OptionDescription"],
-    "Certifying, comparing, paths": ["certify", "crossval.cross_validate", "report.Report"],
-    "scikit-learn": ["estimator.MarginClassifier"],
-    "Data": ["datasets"],
+    "Methods and options": ["methods", "describe", "api.describe.MethodDescription", "api.describe.OptionDescription"],
+    "Certifying, comparing, paths": ["certify", "path", "api.crossval.cross_validate", "api.report.Report"],
+    "scikit-learn": ["api.estimator.MarginClassifier"],
+    "Your own methods": ["register_method", "unregister_method", "engine.registry.MethodCard", "testing.check_plan"],
+    "Data": ["api.datasets"],
     "Errors and warnings": ["ProblemError", "plans.common.numba_rows.PerformanceWarning"],
 }
 

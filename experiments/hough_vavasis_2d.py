@@ -25,7 +25,7 @@ import numpy as np
 import _claims  # experiments/_claims.py, beside this script
 
 from marginkit import EllipsoidSeparation
-from marginkit.datasets import ellipses_2d
+from marginkit.api.datasets import ellipses_2d
 
 # The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
 # and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:

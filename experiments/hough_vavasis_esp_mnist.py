@@ -24,7 +24,7 @@ import os
 import _claims  # experiments/_claims.py, beside this script
 
 from marginkit import EllipsoidSeparation
-from marginkit.datasets import mnist_ellipsoids
+from marginkit.api.datasets import mnist_ellipsoids
 
 # The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
 # and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:

@@ -35,7 +35,7 @@ import numpy as np
 import _claims  # experiments/_claims.py, beside this script
 
 from marginkit import PerturbedSVMDual
-from marginkit.datasets import a9a_like, breast_cancer
+from marginkit.api.datasets import a9a_like, breast_cancer
 
 # The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
 # and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:

@@ -348,7 +348,7 @@ def cli_cases(tmp_path):
 
 
 def test_cli_adversarial(tmp_path, capsys):
-    from marginkit.cli import main
+    from marginkit.api.cli import main
     for argv, what in cli_cases(tmp_path):
         try:
             code = main(argv)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import marginkit as mk
-from marginkit.datasets import sklearn_digits_pair
+from marginkit.api.datasets import sklearn_digits_pair
 
 from array_helpers import libraries, separable  # noqa: E402
 

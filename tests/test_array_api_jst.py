@@ -7,7 +7,7 @@ import pytest
 
 import marginkit as mk
 from marginkit.core.backend import ArrayAPIBackend
-from marginkit.datasets import sklearn_digits_pair
+from marginkit.api.datasets import sklearn_digits_pair
 
 from array_helpers import libraries, separable  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 import marginkit as mk
 from marginkit import ProblemError
 from marginkit import datasets as ds
-from marginkit.certify import certify
-from marginkit.cli import main
+from marginkit import certify
+from marginkit.api.cli import main
 
 
 # ------------------------------------------------------------------------ independent CVXPY models (not marginkit's)
@@ -378,7 +378,7 @@ def test_cli_bad_arguments_exit_2_with_one_line(tmp_path, capsys):
 
 def test_cli_bad_weights_in_a_subprocess_no_traceback(tmp_path):
     np.save(tmp_path / "long.npy", np.ones(5))
-    proc = subprocess.run([sys.executable, "-m", "marginkit.cli", "certify", "toy-2d", "--weights",
+    proc = subprocess.run([sys.executable, "-m", "marginkit", "certify", "toy-2d", "--weights",
                            str(tmp_path / "long.npy")], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and "length 2" in proc.stderr

@@ -7,7 +7,7 @@ import pytest
 
 import marginkit as mk
 from marginkit import catalog
-from marginkit.cli import main
+from marginkit.api.cli import main
 
 
 def test_list_shows_catalog_and_methods(capsys):
@@ -36,7 +36,7 @@ def test_solve_prints_result_and_certificate(capsys):
                                   ["solve", "toy-2d", "--method", "dual-accelerated", "--max-iter", "-3"],
                                   ["frobnicate"], []])
 def test_bad_arguments_exit_2_with_one_line_and_no_traceback(argv):
-    proc = subprocess.run([sys.executable, "-m", "marginkit.cli", *argv], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "marginkit", *argv], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 or proc.stderr.startswith("usage")
@@ -91,7 +91,7 @@ def test_mnist_main_job_figure1_ordering():
 
 def test_version_prints_the_package_version(capsys):
     import marginkit
-    from marginkit.cli import main
+    from marginkit.api.cli import main
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0
@@ -125,7 +125,7 @@ def test_slow_methods_are_explained_by_their_proven_rate(small_separable):
 
 def test_a_gap_that_stalls_against_its_rate_is_flagged_not_explained():
     from types import SimpleNamespace
-    from marginkit.crossval import verdict
+    from marginkit.api.crossval import verdict
     it = np.arange(2, 1001, dtype=float)
     stalled = SimpleNamespace(status="user_limit", iterations=1000,
                               trace={"iteration": it, "margin_gap": np.full_like(it, 0.3)})
@@ -162,7 +162,7 @@ def test_blas_threads_are_pinned_for_the_run(small_separable):
 
 def test_compare_progress_is_a_bar_on_a_terminal_and_plain_lines_otherwise():
     import io
-    from marginkit.cli import _ProgressBar
+    from marginkit.api.cli import _ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self):

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import marginkit as mk
-from marginkit.datasets import sklearn_digits_pair
+from marginkit.api.datasets import sklearn_digits_pair
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")

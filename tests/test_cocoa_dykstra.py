@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import marginkit as mk
-from marginkit.datasets import mnist_pair
+from marginkit.api.datasets import mnist_pair
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")

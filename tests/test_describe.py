@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import marginkit as mk
-from marginkit.cli import main
+from marginkit.api.cli import main
 from marginkit.engine.registry import METHODS
 from marginkit.engine.runloop import RUN_OPTIONS
 
@@ -55,7 +55,7 @@ def test_option_meanings_come_from_the_config_comments():
 
 
 def test_meanings_by_metadata_and_docstring_convention():
-    from marginkit.describe import config_options
+    from marginkit.api.describe import config_options
 
     @dataclasses.dataclass(frozen=True)
     class Config:

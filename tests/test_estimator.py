@@ -436,7 +436,7 @@ def test_class_weight_balanced_equals_the_corresponding_sample_weight(method):
 
 
 def test_default_method_follows_the_problem():
-    from marginkit.path import default_method
+    from marginkit.api.path import default_method
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 3))
     y = np.where(X[:, 0] > 0, 1, -1)

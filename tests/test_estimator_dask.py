@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 import marginkit as mk
 from marginkit import MarginClassifier
-from marginkit.datasets import sklearn_digits_pair
+from marginkit.api.datasets import sklearn_digits_pair
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")

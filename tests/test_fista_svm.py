@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 import marginkit as mk
 from marginkit import PerturbedSVMDual, ProblemError, SoftMarginSVM
-from marginkit.datasets import load_libsvm, svm_data_model
+from marginkit.api.datasets import load_libsvm, svm_data_model
 from marginkit.operators.projections import PROJECTIONS, project_svm_dual
 from marginkit.reference.conic import data_model_constants
 from marginkit.formulations import PerturbedSVMPrimal

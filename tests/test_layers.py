@@ -96,7 +96,7 @@ def test_the_graph_is_read_from_the_source(graph):
     # a sanity check of the reader itself: known edges are found, function-level ones included
     assert graph.has_edge("marginkit.engine.solve", "marginkit.engine.graph")
     assert graph.has_edge("marginkit.engine.reductions", "marginkit.formulations")
-    assert graph.has_edge("marginkit", "marginkit.crossval")     # inside the package's __getattr__
+    assert graph.has_edge("marginkit", "marginkit.api.crossval")     # inside the package's __getattr__
     assert graph.has_edge("marginkit.engine.assemble", "marginkit.core.result")
     assert graph.has_edge("marginkit.plans.jst.dual_acceleration", "marginkit.plans.common.margin")
 

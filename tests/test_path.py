@@ -8,7 +8,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
 import marginkit as mk
-from marginkit.path import default_method
+from marginkit.api.path import default_method
 
 GRID20 = np.logspace(-3, 2, 20)
 
@@ -91,7 +91,7 @@ def test_warm_started_path_needs_fewer_iterations_than_cold_solves(data, method,
 
 def test_rescaled_dual_warm_start_is_feasible_for_the_next_C(gaussian):
     """a·C/C_prev stays in the box [0, C] and on yᵀa = 0 (with a bias), unlike the unscaled a at a smaller C."""
-    from marginkit.path import rescaled
+    from marginkit.api.path import rescaled
     X, y = gaussian
     res = mk.SoftMarginSVM(X, y, C=2.0).reference()
     start = rescaled(res, 0.25)
@@ -142,8 +142,8 @@ def test_path_needs_a_soft_margin_problem(gaussian):
 
 def test_path_is_exported():
     assert "path" in dir(mk) and callable(mk.path)
-    import marginkit.path  # noqa: F401  (importing the module keeps the function on the package)
-    assert callable(mk.path) and mk.path.__module__ == "marginkit.path"
+    import marginkit.api.path  # noqa: F401  (importing the module keeps the function on the package)
+    assert callable(mk.path) and mk.path.__module__ == "marginkit.api.path"
 
 
 def test_cross_validation_with_the_path_picks_the_C_of_grid_search(iris_pair):

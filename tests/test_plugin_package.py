@@ -29,7 +29,7 @@ import contextlib, io, json, sys, warnings
 warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as at_import:
     import marginkit as mk
-    from marginkit.cli import main
+    from marginkit.api.cli import main
 from marginkit.engine.plugins import PluginWarning
 
 out = {"import_warnings": [str(w.message) for w in at_import],

@@ -102,7 +102,7 @@ def test_the_relative_margin_gap_of_the_rows_is_the_traces_last_value(report):
 
 def test_cli_compare_plot_writes_the_png_and_leaves_no_pyplot_figure(tmp_path, capsys):
     plt = pytest.importorskip("matplotlib.pyplot")
-    from marginkit.cli import main
+    from marginkit.api.cli import main
     before = plt.get_fignums()
     fig = tmp_path / "f.png"
     assert main(["compare", "digits-0-vs-1", "--quick", "--methods", "normalized-gd", "--max-iter", "50",

@@ -6,7 +6,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file
 
 import marginkit as mk
-from marginkit.datasets import open_shards, sklearn_digits_pair
+from marginkit.api.datasets import open_shards, sklearn_digits_pair
 
 da = pytest.importorskip("dask.array")
 

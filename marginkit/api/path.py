@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .core.result import Result
-from .core.validation import ProblemError
-from .engine.graph import methods
-from .formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
+from ..core.result import Result
+from ..core.validation import ProblemError
+from ..engine.graph import methods
+from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 
 #: the methods whose warm start along the path is ``a·C/C_prev`` (see the module docstring); the others start from the
 #: previous result as it is

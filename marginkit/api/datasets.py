@@ -15,14 +15,14 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from .core.validation import ProblemError
+from ..core.validation import ProblemError
 
 Matrix = np.ndarray | sp.csr_matrix   # a dense array or a CSR matrix (annotations only)
 
 
 def scale_rows_to_unit_ball(X: Matrix) -> Matrix:
     """Divide by ``max_i ||x_i||`` so that every row has norm <= 1 (keeps the geometry; JST §2)."""
-    from .core.linalg import row_norms
+    from ..core.linalg import row_norms
     R = float(row_norms(X).max())
     return X / R if R > 0 else X
 

@@ -22,9 +22,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .core.validation import ProblemError
-from .engine.assemble import reference_gaps
-from .engine.graph import method_spec, methods as _methods
+from ..core.validation import ProblemError
+from ..engine.assemble import reference_gaps
+from ..engine.graph import method_spec, methods as _methods
 from .bounds import bound_columns
 from .report import Report
 

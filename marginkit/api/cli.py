@@ -204,7 +204,7 @@ def main(argv=None) -> int:
                 print(f"figure written to {args.plot}")
             return 0
         if args.command == "certify":
-            from marginkit.certify import certify
+            from marginkit import certify
             w = _load_weights(args.weights)
             prob = catalog.load(args.name, quick=args.quick)
             res = certify(prob, w if args.offset is None else (w, args.offset), tol=args.tol)

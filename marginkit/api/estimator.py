@@ -21,10 +21,10 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .core.backend import is_dask
-from .core.validation import ProblemError
-from .engine.graph import methods
-from .formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
+from ..core.backend import is_dask
+from ..core.validation import ProblemError
+from ..engine.graph import methods
+from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 from .path import default_method
 
 PROBLEMS = ("max-margin", "soft-margin", "perturbed-dual")
@@ -43,7 +43,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         :class:`~marginkit.PerturbedSVMDual` (Hough–Vavasis; linear, always with an offset).
     method : str, default=None
         Any name in ``marginkit.methods(problem)``. None picks a fast certified method of the problem actually built
-        (:func:`marginkit.path.default_method`): soft margin ``"dual-cd-bias"`` with an offset (``"fista"`` where it
+        (:func:`marginkit.api.path.default_method`): soft margin ``"dual-cd-bias"`` with an offset (``"fista"`` where it
         is not listed, e.g. with a kernel), ``"dual-cd"`` without; max margin ``"dykstra-accelerated"`` without an
         offset (``"dual-accelerated"`` with a kernel) and ``"cvxpy"`` with one (no fast certified method has an
         offset); perturbed dual ``"fista"``. A method that does not handle sample weights is never picked for a
@@ -460,7 +460,7 @@ def _warm(result, method, problem):
 def _certified_not_separable(problem) -> bool:
     """The CVXPY hull certificate (Gordan's alternative), asked only when a budget stop left a
     non-separating iterate: it tells "not separable" apart from "not converged"."""
-    from .reference.margin import hull_certificate
+    from ..reference.margin import hull_certificate
     return not hull_certificate(problem)["separable"]
 
 

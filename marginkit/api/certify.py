@@ -25,10 +25,10 @@ import time as _time
 
 import numpy as np
 
-from .core.result import Result
-from .core.validation import ProblemError, check_positive, check_vector
-from .formulations import MaxMargin, MinNormFeasibility, SoftMarginSVM
-from .formulations.base import Problem
+from ..core.result import Result
+from ..core.validation import ProblemError, check_positive, check_vector
+from ..formulations import MaxMargin, MinNormFeasibility, SoftMarginSVM
+from ..formulations.base import Problem
 
 COVERED = (MaxMargin, SoftMarginSVM, MinNormFeasibility)
 _USABLE = ("optimal", "optimal_inaccurate")
@@ -58,7 +58,7 @@ def certify(problem, answer, tol=1e-6) -> Result:
     Example:
 
     >>> import numpy as np, marginkit as mk
-    >>> from marginkit.certify import certify
+    >>> from marginkit import certify
     >>> X = np.array([[2., 1.], [1., 2.], [-1., -2.], [-2., -1.]])
     >>> P = mk.MaxMargin(X, [1, 1, -1, -1])
     >>> certify(P, [3.0, 3.0]).status                 # the max-margin direction (1, 1), at any scale
@@ -266,8 +266,8 @@ def _svm_dual_bound(problem, ref) -> float:
     """``D(a) = Σ a_i − ½||Σ a_i y_i x_i||² <= P*`` at the reference's ``a`` clipped to ``[0, C_i]`` and, with a bias,
     balanced onto ``Σ a_i y_i = 0`` (then weak duality holds exactly): the reference's own ``balance`` and
     ``dual_value``, imported here because the reference layer imports CVXPY."""
-    from .reference.certificates import balance
-    from .reference.svm import dual_value
+    from ..reference.certificates import balance
+    from ..reference.svm import dual_value
     a = _multipliers(ref, "a")
     if a is None:
         return -np.inf
@@ -369,8 +369,8 @@ def _min_norm(problem, ref, w, tol):
 
 
 def _result(problem, w, b, status, cert, info, setup, solve) -> Result:
-    from .core.solution import Solution
-    from .engine.assemble import build_result
+    from ..core.solution import Solution
+    from ..engine.assemble import build_result
     sol = Solution(w=w, b=b, status=status, iterations=0, time=solve, setup_time=setup, certificate=cert,
                    info=dict(info))
     return build_result(problem, sol, "certified")

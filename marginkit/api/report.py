@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core.persist import pack, read_npz, unpack, write_npz
-from .core.result import Result
-from .core.validation import ProblemError
+from ..core.persist import pack, read_npz, unpack, write_npz
+from ..core.result import Result
+from ..core.validation import ProblemError
 
 
 def _bound_cell(row: dict) -> str:

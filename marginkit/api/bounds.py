@@ -56,15 +56,15 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .core.mirror import grad_half_sq_norm
-from .core.result import Result
-from .core.validation import ProblemError
-from .engine.graph import resolve
-from .formulations.base import Problem
-from .operators.ellipsoids import iteration_bounds
-from .reference.base import solve_auxiliary, value_of
-from .reference.hoffman import lojasiewicz_mu
-from .reference.margin import dual_solution
+from ..core.mirror import grad_half_sq_norm
+from ..core.result import Result
+from ..core.validation import ProblemError
+from ..engine.graph import resolve
+from ..formulations.base import Problem
+from ..operators.ellipsoids import iteration_bounds
+from ..reference.base import solve_auxiliary, value_of
+from ..reference.hoffman import lojasiewicz_mu
+from ..reference.margin import dual_solution
 
 __all__ = ["check", "bound_columns", "per_record", "jst_margin_gap", "ap_linear", "ap_inertial", "rb_accelerated",
            "hv_residual", "hv_objective"]

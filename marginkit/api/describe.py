@@ -33,11 +33,11 @@ import tokenize
 from dataclasses import dataclass
 from typing import Any
 
-from .core.validation import ProblemError
-from .engine.registry import METHODS, REDUCTIONS, MethodCard
-from .engine.options import RUN_OPTION_DOCS, RunOptions
-from .engine.runloop import set_doc_hook
-from .formulations import FORMS, Problem
+from ..core.validation import ProblemError
+from ..engine.registry import METHODS, REDUCTIONS, MethodCard
+from ..engine.options import RUN_OPTION_DOCS, RunOptions
+from ..engine.runloop import set_doc_hook
+from ..formulations import FORMS, Problem
 
 __all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOCS", "SHARED_OPTION_DOCS"]
 
@@ -348,7 +348,7 @@ def describe(method: str, problem: Problem | type | str | None = None) -> Method
         raise ProblemError(f"method must be a method name (a string); got {method!r}")
     form = _form_of(problem)
     if isinstance(problem, Problem):
-        from .engine.graph import resolve   # the graph imports networkx: only when a problem instance is given
+        from ..engine.graph import resolve   # the graph imports networkx: only when a problem instance is given
         card, chain = resolve(problem, method)
         via = tuple([problem.form] + [red.target for red, _ in chain]) if len(chain) else ()
         return _describe_card(card, via, chain.reduced)
