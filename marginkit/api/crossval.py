@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.params import Boolean, InstanceOf, Interval, IsCallable, ListOf, check_values
 from ..core.validation import ProblemError
 from ..engine.assemble import reference_gaps
 from ..engine.graph import method_spec, methods as _methods
@@ -147,6 +148,16 @@ def _blas_limit(threads):
     return threadpool_limits(limits=int(threads))
 
 
+#: the declared arguments of :func:`cross_validate` (:mod:`marginkit.core.params`, the format of a plan's ``Config``)
+CROSS_VALIDATE_CONSTRAINTS = {
+    "methods": [None, InstanceOf(str, name="a method name"), ListOf(str, name="a list of method names")],
+    "progress": [None, IsCallable()],
+    "method_options": [None, InstanceOf(dict, name="a dict of method -> options")],
+    "blas_threads": [None, Interval(int, 1, None)],
+    "bounds": [Boolean()],
+}
+
+
 def cross_validate(problem, methods=None, method_options: dict | None = None, solver: str | None = None,
                    progress=None, blas_threads: int | None = 1, bounds: bool = True, **options) -> Report:
     """Run each method (default: every method listed for ``problem``) and the certified reference on the
@@ -163,22 +174,13 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
     (default) each row also has the method's proven bound evaluated with the certified constants (``bound``) and
     whether the run stayed within it (``within_bound``: True/False, or None when the method has no explicit bound
     or its hypotheses do not hold; :func:`marginkit.bounds.check` says why)."""
+    check_values("cross_validate", dict(methods=methods, progress=progress, method_options=method_options,
+                                        blas_threads=blas_threads, bounds=bounds), CROSS_VALIDATE_CONSTRAINTS)
     available = _methods(problem)
     if methods is None:
         methods = [m for m in available if m != "cvxpy"]
     elif isinstance(methods, str):
         methods = [methods]          # one method name, not its characters
-    elif not isinstance(methods, (list, tuple)) or not all(isinstance(m, str) for m in methods):
-        raise ProblemError(f"methods must be None, a method name or a list of names; got {methods!r}")
-    if progress is not None and not callable(progress):
-        raise ProblemError(f"progress must be None or callable(done, total, row); got {progress!r}")
-    if method_options is not None and not isinstance(method_options, dict):
-        raise ProblemError(f"method_options must be a dict of method -> options; got {method_options!r}")
-    if blas_threads is not None and (isinstance(blas_threads, bool) or not isinstance(blas_threads, (int, np.integer))
-                                     or blas_threads < 1):
-        raise ProblemError(f"blas_threads must be None or a positive int; got {blas_threads!r}")
-    if not isinstance(bounds, (bool, np.bool_)):
-        raise ProblemError(f"bounds must be True or False; got {bounds!r}")
     for m in methods:
         if m not in available:
             raise ProblemError(f"method {m!r} does not apply to {problem!r}; available: {', '.join(available)}")

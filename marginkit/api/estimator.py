@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -22,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..core.backend import is_dask
+from ..core.params import Boolean, InstanceOf, Interval, Options, check_values
 from ..core.validation import ProblemError
 from ..engine.graph import methods
 from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
@@ -228,20 +230,20 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         results = self.result_ if isinstance(self.result_, list) else [self.result_]
         return self.classes_, results
 
+    #: the declared parameters (:mod:`marginkit.core.params`: the format of a plan's ``Config``; a ``ProblemError``
+    #: is a ``ValueError``, what scikit-learn's own estimators raise for a bad parameter)
+    _declared_constraints: ClassVar[dict] = {
+        "problem": [Options(*PROBLEMS)],
+        "bias": [Boolean()],
+        "method": [None, InstanceOf(str, name="a method name (see marginkit.methods(problem))")],
+        "warm_start": [Boolean()],
+        "verbose": [Interval(int, 0, None)],
+        "class_weight": [None, InstanceOf(dict, name="a dict"), Options("balanced")],
+    }
+
     def _check_params(self):
-        if self.problem not in PROBLEMS:
-            raise ValueError(f"problem must be one of {PROBLEMS}; got {self.problem!r}")
-        if not isinstance(self.bias, (bool, np.bool_)):
-            raise ValueError(f"bias must be True or False; got {self.bias!r}")
-        if self.method is not None and not isinstance(self.method, str):
-            raise ValueError(f"method must be None or a method name (see marginkit.methods(problem)); "
-                             f"got {self.method!r}")
-        if not isinstance(self.warm_start, (bool, np.bool_)):
-            raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}")
-        if isinstance(self.verbose, bool) or not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
-            raise ValueError(f"verbose must be a non-negative int; got {self.verbose!r}")
-        if not (self.class_weight is None or isinstance(self.class_weight, dict) or self.class_weight == "balanced"):
-            raise ValueError(f"class_weight must be None, a dict or 'balanced'; got {self.class_weight!r}")
+        check_values("MarginClassifier", {name: getattr(self, name) for name in self._declared_constraints},
+                     self._declared_constraints)
 
     def _weights(self, X, y, classes, y_index, sample_weight):
         """Per-sample weights ``s_i`` (``sample_weight`` times the weight of the sample's class), or None when they

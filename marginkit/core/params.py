@@ -97,6 +97,27 @@ class InstanceOf:
         return self.name or "an instance of " + " or ".join(t.__name__ for t in self.types)
 
 
+class ListOf:
+    """A list or tuple whose items are all of ``kind``."""
+
+    def __init__(self, kind: type, name: str | None = None):
+        self.kind, self.name = kind, name
+
+    def accepts(self, v) -> bool:
+        return isinstance(v, (list, tuple)) and all(isinstance(x, self.kind) for x in v)
+
+    def __str__(self):
+        return self.name or f"a list of {self.kind.__name__}"
+
+
+def check_values(owner: str, values: dict, constraints: dict) -> None:
+    """Every ``values[name]`` that ``constraints`` declares, checked with :func:`check_value` (one message format for
+    a plan's ``Config``, the run options, ``cross_validate`` and the estimator)."""
+    for name, kinds in constraints.items():
+        if name in values:
+            check_value(owner, name, values[name], kinds)
+
+
 def _describe(kinds) -> str:
     return " or ".join("None" if k is None else str(k) for k in kinds)
 
