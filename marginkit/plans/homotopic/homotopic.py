@@ -59,9 +59,13 @@ Certificate: every iterate is ``v = Zᵀa`` with ``a >= 0`` (the steps only add 
 :class:`MarginPlan`'s bound ``γ̄ <= ||Zᵀa||/Σa`` applies; with a bias the weights are balanced per class
 (``q_i = a_i/(2 A_±)``, ``γ̄ <= ||Σ q_i y_i x_i||``). A warm start ``w0`` is not of that form: no bound then.
 
-Data of another library (torch, CuPy, array-api-strict, dask; issue 13): the same steps where ``X`` lives
-(:mod:`.arrays`), ``lambda0="auto"`` included (its Frank–Wolfe steps run through the backend too); ``w`` comes back in
-the user's namespace.
+Data of another library (torch, CuPy, array-api-strict, dask; issue 13): the one ``step`` is written against the
+problem's :class:`~marginkit.core.backend.Backend` ``bk``, so it runs where ``X`` lives, ``lambda0="auto"`` included
+(its Frank–Wolfe steps run through the backend too). NumPy runs plain NumPy. Elsewhere the margins ``s``, the weights
+``a`` and the labels are n-side vectors (persisted on dask, so the task graph does not grow across steps), ``w`` and
+``w_pos`` d-side; the learned offset and the bound stay 0-d arrays on an array-API device (no synchronisation inside a
+step). ``output="best"`` compares ``f_λ`` of two iterates at every step: one scalar to the host per step there. ``w``
+comes back in the user's namespace.
 """
 from __future__ import annotations
 
@@ -77,7 +81,6 @@ from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ..common.margin import MarginPlan
-from . import arrays
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 ABOVE_ONE = Interval(float, 1, None, closed="neither")
@@ -85,36 +88,40 @@ AUTO_STEPS = 200          # Frank–Wolfe steps for the certified γ̄ of lambda
 AUTO_FLOOR = 1e-3         # γ̄ >= AUTO_FLOOR·max||x_i|| in λ0 = σnγ̄² (non-separable data have γ̄ = 0 and no λ*)
 
 
-def margin_upper_bound(Z, X, y, bias: bool, steps: int = AUTO_STEPS) -> float:
+def margin_upper_bound(Z, bk, pos, bias: bool, steps: int = AUTO_STEPS) -> float:
     """A certified upper bound ``||Σ q_i y_i x_i||`` on the max margin from ``steps`` Frank–Wolfe (Gilbert 1966)
-    steps on ``min_q ½||Zᵀq||²`` over the simplex (with a bias: ``½`` per class), ``Z`` rows ``y_i x_i``.
-    Every iterate ``q`` is feasible, so the smallest norm seen is a bound (weak duality)."""
-    n = Z.n
-    pos = y > 0
-    q = np.where(pos, 0.5 / max(pos.sum(), 1), 0.5 / max((~pos).sum(), 1)) if bias else np.full(n, 1.0 / n)
-    v = Z.rmatvec(q)
-    best = float(np.linalg.norm(v))
+    steps on ``min_q ½||Zᵀq||²`` over the simplex (with a bias: ``½`` per class), ``Z`` rows ``y_i x_i``, where ``X``
+    lives (backend ``bk``; one vertex index to the host per step). Every iterate ``q`` is feasible, so the smallest
+    norm seen is a bound (weak duality); only ``v = Zᵀq`` enters it, so ``q`` itself is not kept."""
+    n, xp = Z.n, bk.xp
+    pos_h = bk.host(pos).astype(bool)
+    q = (np.where(pos_h, 0.5 / max(pos_h.sum(), 1), 0.5 / max((~pos_h).sum(), 1)) if bias
+         else np.full(n, 1.0 / n))
+    v = Z.rmatvec(bk.asarray_n(q))
+    best = bk.norm(v)
     for _ in range(steps):
         s = Z.matvec(v)                                  # gradient of ½||Zᵀq||² in q
-        if bias:
-            i, j = np.flatnonzero(pos)[np.argmin(s[pos])], np.flatnonzero(~pos)[np.argmin(s[~pos])]
-            vertex, e = 0.5 * (Z.row(i) + Z.row(j)), (i, j)
+        if bias:   # the first minimiser in each class
+            i = int(bk.float(xp.argmin(xp.where(pos, s, math.inf))))
+            j = int(bk.float(xp.argmin(xp.where(pos, math.inf, s))))
+            vertex = 0.5 * (Z.row(i) + Z.row(j))
         else:
-            i = int(np.argmin(s))
-            vertex, e = Z.row(i), (i,)
+            vertex = Z.row(int(bk.float(xp.argmin(s))))
         d = vertex - v
-        dd = float(d @ d)
+        dd = bk.float(bk.vdot(d, d))
         if dd <= 0.0:
             break
-        step = min(1.0, max(0.0, -float(v @ d) / dd))   # exact line search
+        step = min(1.0, max(0.0, -bk.float(bk.vdot(v, d)) / dd))   # exact line search
         if step == 0.0:
             break
-        q *= 1.0 - step
-        for k in e:
-            q[k] += step / len(e)
         v = v + step * d
-        best = min(best, float(np.linalg.norm(v)))
+        best = min(best, bk.norm(v))
     return best
+
+
+def masked_min(bk, s, sel) -> float:
+    """``min_{sel} s_i`` as a float (``inf`` for an empty selection)."""
+    return bk.float(bk.xp.min(bk.xp.where(sel, s, math.inf)))
 
 
 @dataclass
@@ -135,6 +142,12 @@ class Point:
     def plus(self, other: "Point") -> "Point":
         return Point(self.w + other.w, self.s + other.s, self.a + other.a, self.b + other.b,
                      None if self.w_pos is None else self.w_pos + other.w_pos)
+
+    def persisted(self, bk) -> "Point":
+        """The point with its n-vectors ``s`` and ``a`` materialised where they live (dask; elsewhere itself)."""
+        self.s, self.a = bk.persist_all(self.s, self.a)
+        return self
+
 
 
 @dataclass
@@ -213,24 +226,21 @@ class HomotopicSubgradient(MarginPlan):
     def setup(self):
         super().setup()   # MarginPlan: R (for the infeasibility test), n, d
         form = self.form
-        bk = self.bk   # where X lives (MarginPlan.setup); NumPy runs the code of this file unchanged
-        self.on_host = bk.on_host
+        bk = self.bk   # where X lives (MarginPlan.setup)
         self.Z = SignedData(form.X, form.y, sign=+1.0, backend=bk)   # rows y_i x_i (MNW's convention), unscaled
         self.X, self.y, self.bias = form.X, form.y, bool(form.bias)
         self.pos = form.y > 0
+        self.neg = ~self.pos
+        self.posf, self.negf = bk.persist_all(bk.as_float(self.pos), bk.as_float(self.neg))   # the bias's two columns
         self.a, self.b, self.c = self.config.decays()
         self.sigma = 1.0 / self.n if self.hinge == "mean" else 1.0
         self.averaged = self.output == "average"   # read every step: an attribute, not a config lookup
-        self.H = self.sigma * (float(form.row_norms().sum()) if self.on_host
-                               else bk.float(bk.xp.sum(form.row_norms())))
+        self.H = self.sigma * bk.float(bk.lazy_sum(form.row_norms()))
         self.L = 2.0 * self.H
-        if not self.on_host:
-            self.posf = bk.persist(arrays.as_float(bk, self.pos))
         # λ_0, η_0 and T_0 with their defaults filled in (the config fields keep what the user passed)
         self.margin_bound = np.nan
         if self.lambda0 == "auto":
-            self.margin_bound = (margin_upper_bound(self.Z, self.X, self.y, self.bias) if self.on_host else
-                                 arrays.margin_upper_bound(self.Z, bk, self.pos, self.bias, AUTO_STEPS))
+            self.margin_bound = margin_upper_bound(self.Z, bk, self.pos, self.bias)
             self.first_lambda = self.sigma * self.n * max(self.margin_bound, AUTO_FLOOR * self.R) ** 2
         else:
             self.first_lambda = float(self.lambda0)
@@ -257,58 +267,28 @@ class HomotopicSubgradient(MarginPlan):
     def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         b = float(getattr(warm_start, "b", 0.0) or 0.0) if self.bias else 0.0
-        if not self.on_host:
-            bk = self.bk
-            v = Point(w=w, s=self.Z.matvec(w), a=bk.zeros_n(self.n), b=b,
-                      w_pos=bk.zeros_d(self.d) if self.bias else None)
-            return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf,
-                                 certified=warm_start is None)
-        v = Point(w=w, s=self.Z.matvec(w), a=np.zeros(self.n), b=b,
-                  w_pos=np.zeros(self.d) if self.bias else None)
+        bk = self.bk
+        v = Point(w=w, s=self.Z.matvec(w), a=bk.zeros_n(self.n), b=b, w_pos=bk.zeros_d(self.d) if self.bias else None)
         return HomotopyState(t=0, k=0, j=0, v=v, start=v, acc=None, acc_value=np.inf, dual_bound=np.inf,
                              certified=warm_start is None)
 
     def step(self, st):
-        if not self.on_host:
-            return self.device_step(st)
+        bk = self.bk
         lam, eta, v = self.lam(st.k), self.eta(st.k), st.v
         acc, acc_value = self.accumulate(st, lam)
-        act = (v.s + self.y * v.b < 1.0).astype(float)
+        act = bk.as_float(v.s + self.y * v.b < 1.0)
         g, g_pos = self.active_sum(act)
         shrink, push = 1.0 - eta * lam, eta * self.sigma
         w = shrink * v.w + push * g
         new = Point(w=w, s=self.Z.matvec(w), a=shrink * v.a + push * act,
-                    b=v.b + push * float(self.y @ act) if self.bias else 0.0,
-                    w_pos=None if g_pos is None else shrink * v.w_pos + push * g_pos)
+                    b=v.b + push * bk.lazy(bk.vdot(self.y, act)) if self.bias else 0.0,
+                    w_pos=None if g_pos is None else shrink * v.w_pos + push * g_pos).persisted(bk)
         j, k, start = st.j + 1, st.k, st.start
         if j == self.stage_length(k):       # end of stage: warm start the next one at its output
             start = self.output_point(acc, j)
             new, acc, acc_value, j, k = start, None, np.inf, 0, k + 1
-        bound = np.inf
-        if st.certified:  # bounds are scale invariant: the running sum certifies like the average
-            bound = min(st.dual_bound, self.bound(new), np.inf if acc is None else self.bound(acc))
-        return HomotopyState(t=st.t + 1, k=k, j=j, v=new, start=start, acc=acc, acc_value=acc_value,
-                             dual_bound=bound, certified=st.certified)
-
-    def device_step(self, st):
-        """:meth:`step` where ``X`` lives (the same operations; :mod:`.arrays`)."""
-        bk = self.bk
-        lam, eta, v = self.lam(st.k), self.eta(st.k), st.v
-        acc, acc_value = self.accumulate(st, lam)
-        act = arrays.as_float(bk, v.s + self.y * v.b < 1.0)
-        g, g_pos = arrays.active_sum(bk, self.X, self.Z, self.y, act, self.posf, self.bias)
-        shrink, push = 1.0 - eta * lam, eta * self.sigma
-        w = shrink * v.w + push * g
-        new = arrays.persist_point(bk, Point(
-            w=w, s=self.Z.matvec(w), a=shrink * v.a + push * act,
-            b=v.b + push * bk.lazy_sum(self.y * act) if self.bias else 0.0,
-            w_pos=None if g_pos is None else shrink * v.w_pos + push * g_pos))
-        j, k, start = st.j + 1, st.k, st.start
-        if j == self.stage_length(k):
-            start = self.output_point(acc, j)
-            new, acc, acc_value, j, k = start, None, np.inf, 0, k + 1
         bound = math.inf
-        if st.certified:
+        if st.certified:  # bounds are scale invariant: the running sum certifies like the average
             bound = bk.minimum(st.dual_bound, self.bound(new))
             if acc is not None:
                 bound = bk.minimum(bound, self.bound(acc))
@@ -318,26 +298,23 @@ class HomotopicSubgradient(MarginPlan):
     def accumulate(self, st, lam):
         """Add ``v_j`` to the running sum, or keep it if it is the best so far (strictly smaller ``f_λ``)."""
         if self.averaged:
-            if not self.on_host:
-                return (st.v if st.acc is None else arrays.persist_point(self.bk, st.acc.plus(st.v))), np.inf
-            return (st.v if st.acc is None else st.acc.plus(st.v)), np.inf
+            return (st.v if st.acc is None else st.acc.plus(st.v).persisted(self.bk)), np.inf
         value = self.stage_objective(st.v, lam)
         if value < st.acc_value:
             return st.v, value
         return st.acc, st.acc_value
 
     def active_sum(self, act):
-        """``Σ_{active} y_i x_i`` (one product with ``Xᵀ``), and with a bias its positive-class part."""
+        """``Σ_{active} y_i x_i`` (one product with ``Xᵀ``), and with a bias its positive-class part (one product
+        with the two columns ``c⊙pos``, ``c⊙neg``)."""
         if not self.bias:
             return self.Z.rmatvec(act), None
         c = self.y * act
-        G = np.asarray(self.X.T @ np.column_stack([c * self.pos, c * ~self.pos]))
+        G = self.bk.rmatmat(self.X, self.bk.xp.stack([c * self.posf, c * self.negf], axis=1))
         return G[:, 0] + G[:, 1], G[:, 0]
 
     def output_point(self, acc, j) -> Point:
-        if self.averaged and not self.on_host:
-            return arrays.persist_point(self.bk, acc.scaled(1.0 / j))
-        return acc.scaled(1.0 / j) if self.averaged else acc
+        return acc.scaled(1.0 / j).persisted(self.bk) if self.averaged else acc
 
     def out(self, st) -> Point:
         """The current stage output: the stage start, then the running average (or best) of the stage."""
@@ -345,39 +322,35 @@ class HomotopicSubgradient(MarginPlan):
 
     def stage_objective(self, p: Point, lam: float) -> float:
         """``f_λ(w) = σ Σ hinge(y_i(x_iᵀw + b)) + (λ/2)||w||²`` (the offset is not regularised)."""
-        if not self.on_host:
-            return arrays.stage_objective(self.bk, p, self.y, self.sigma, lam)
-        hinge = np.maximum(0.0, 1.0 - (p.s + self.y * p.b)).sum()
-        return self.sigma * float(hinge) + 0.5 * lam * float(p.w @ p.w)
+        bk = self.bk
+        hinge = bk.float(bk.xp.sum(bk.clip(1.0 - (p.s + self.y * p.b), 0.0)))
+        return self.sigma * hinge + 0.5 * lam * bk.float(bk.vdot(p.w, p.w))
 
     # certificate ------------------------------------------------------------------------------------------
-    def bound(self, p: Point) -> float:
-        if not self.on_host:   # a 0-d array on an array-API device (no synchronisation)
-            return arrays.bound(self.bk, p, self.pos, self.bias)
+    def bound(self, p: Point):
+        """``||Zᵀa||/Σa`` (with a bias, balanced per class), a 0-d array on an array-API device (no
+        synchronisation)."""
+        bk = self.bk
         if not self.bias:
-            mass = float(p.a.sum())
-            return math.sqrt(float(p.w @ p.w)) / mass if mass > 0 else np.inf
-        m_pos, m_neg = float(p.a[self.pos].sum()), float(p.a[~self.pos].sum())
-        if m_pos <= 0 or m_neg <= 0:
-            return np.inf
-        return float(np.linalg.norm(p.w_pos / (2 * m_pos) + (p.w - p.w_pos) / (2 * m_neg)))
+            return bk.ratio(bk.lazy_norm(p.w), bk.lazy_sum(p.a))
+        m_pos, m_neg = bk.masked_sum(p.a, self.pos), bk.masked_sum(p.a, self.neg)
+        ok = (m_pos > 0) & (m_neg > 0)   # both sides of ``where`` are computed: safe denominators first
+        vec = p.w_pos / (2 * bk.where(ok, m_pos, 1.0)) + (p.w - p.w_pos) / (2 * bk.where(ok, m_neg, 1.0))
+        return bk.where(ok, bk.lazy_norm(vec), math.inf)
 
     def point_margin(self, p: Point) -> float:
         """Normalised margin of ``w`` (with a bias: of ``(w, b̂(w))``, ``½(min_+ s + min_− s)/||w||``)."""
-        if not self.on_host:
-            return arrays.point_margin(self.bk, p, self.pos, self.bias)
-        nw = math.sqrt(float(p.w @ p.w))
+        bk = self.bk
+        nw = bk.norm(p.w)
         if nw == 0.0:
             return 0.0
         if self.bias:
-            return 0.5 * (float(p.s[self.pos].min()) + float(p.s[~self.pos].min())) / nw
-        return float(p.s.min()) / nw
+            return 0.5 * (masked_min(bk, p.s, self.pos) + masked_min(bk, p.s, self.neg)) / nw
+        return bk.float(bk.xp.min(p.s)) / nw
 
     def posthoc_bias(self, p: Point) -> float:
         """§6.5: ``b̂ = −½(max_{y=−1} x_iᵀw + min_{y=+1} x_iᵀw)``, with ``x_iᵀw = y_i s_i``."""
-        if not self.on_host:
-            return arrays.posthoc_bias(self.bk, p, self.pos)
-        return -0.5 * (float(-p.s[~self.pos].min()) + float(p.s[self.pos].min()))
+        return -0.5 * (-masked_min(self.bk, p.s, self.neg) + masked_min(self.bk, p.s, self.pos))
 
     def margin(self, st) -> float:
         # margins are scale invariant: the running sum has the margin of the running average
@@ -391,17 +364,13 @@ class HomotopicSubgradient(MarginPlan):
                 "stage_objective": self.stage_objective(p, lam)}
 
     def snapshot(self, st):
-        return self.out(st).w.copy() if self.on_host else self.bk.host(self.out(st).w)
+        return self.bk.host(self.bk.copy(self.out(st).w))
 
     def finite(self, st) -> bool:
         """The run loop's guard on what a step creates: the new iterate and the running sum or best iterate (the
         stage start is an earlier output, already checked); cheaper than scanning all fifteen arrays of the state."""
         points = (st.v,) if st.acc is None else (st.v, st.acc)   # a sum is NaN or inf iff an entry is (or overflows)
-        if self.bk.kind == "array-api":
-            return True   # device arrays: checked by the run loop where it checks the stop rule (no sync per step)
-        if not self.on_host:
-            return arrays.finite(self.bk, points)
-        return all(math.isfinite(float(p.w.sum()) + float(p.s.sum()) + float(p.a.sum()) + p.b) for p in points)
+        return self.bk.finite_sum([x for p in points for x in (p.w, p.s, p.a, p.b)])
 
     def solution(self, st, status) -> Solution:
         p = self.out(st)
@@ -413,6 +382,6 @@ class HomotopicSubgradient(MarginPlan):
                 "subgradient_evaluations": st.t}
         self.add_hull_proof(cert, status)
         b = self.posthoc_bias(p) if self.bias else 0.0
-        w = p.w.copy() if self.on_host else self.bk.xd.asarray(p.w, copy=True)
-        return Solution(w=w, b=b, status=status, certificate=cert,
+        return Solution(w=self.bk.xd.asarray(p.w, copy=True), b=b, status=status, certificate=cert,
+
                         info={"learned_bias": self.bk.float(p.b)} if self.bias else {})
