@@ -42,14 +42,13 @@ from typing import ClassVar
 import numpy as np
 
 from ...core.backend import NUMPY
-from ...core.linalg import SignedData, largest_eigenvalue, spectral_norm_sq
+from ...core.linalg import SignedData, largest_eigenvalue
 from ...core.params import InstanceOf, Interval, IsCallable, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ..common.margin import MarginPlan
-from . import arrays
 
 AP = "Apidopoulos, Poggio, Rosasco & Villa (2022)"
 SCHEDULE_CHECK_STEPS = 512  # a user schedule must be non-increasing on t = 0..511
@@ -191,25 +190,23 @@ class HingeDualOperator:
     ``s = Zw = −Qu`` (``s_i = y_i f(x_i)``). Linear: one product with ``Xᵀ`` and one with ``X``; kernel:
     one product with the Gram matrix, ``w`` is not formed (``None``). In both cases
     ``||w||² = uᵀQu = −u·s`` and ``norm_Q = ||Q||_op`` (kernel: ``λ_max(K)``, Lanczos beyond 200 rows,
-    rounded up so that the step ``1/||Q||_op`` stays admissible). Other libraries (linear): where X lives, :mod:`.arrays`."""
+    rounded up so that the step ``1/||Q||_op`` stays admissible). Linear: where X lives (the problem's backend;
+    ``||X||_2²`` from the small Gram matrix formed there, :meth:`~marginkit.core.backend.Backend.spectral_norm_sq`);
+    kernels run on NumPy only."""
 
     def __init__(self, form):
         self.y = form.y
         self.kernel = form.kernel is not None
-        bk = getattr(form, "backend", NUMPY)
-        if not bk.on_host:   # torch, CuPy, array-api-strict or dask (linear: kernels run on NumPy only)
-            self.Z = SignedData(form.X, form.y, sign=+1.0, backend=bk)
-            self.norm_Q = arrays.spectral_norm_sq_on(form.X, bk)
-            self.R = form.max_row_norm()
-        elif self.kernel:
+        if self.kernel:
             K = self.K = form.gram()
             self.norm_Q = largest_eigenvalue(K, K.shape[0], dense=lambda: K, exact_below=200, tol=1e-6,
                                              inflation=1e-5)
             self.R = float(np.sqrt(max(np.max(np.diag(K)), 0.0)))
         else:
-            self.Z = SignedData(form.X, form.y, sign=+1.0)
-            self.norm_Q = spectral_norm_sq(form.X)
-            self.R = float(form.row_norms().max())
+            bk = getattr(form, "backend", NUMPY)
+            self.Z = SignedData(form.X, form.y, sign=+1.0, backend=bk)
+            self.norm_Q = bk.spectral_norm_sq(form.X)
+            self.R = form.max_row_norm()
 
     def primal(self, u):
         if self.kernel:
@@ -220,17 +217,6 @@ class HingeDualOperator:
     def dual_coef(self, u):
         """Coefficients of ``f(x) = Σ_i coef_i k(x_i, x)`` (Remark 4.1, sign and labels restored)."""
         return -u * self.y
-
-
-def norm_sq(u, s) -> float:
-    """``||w||² = ||Zᵀu||² = −u·s`` (clipped at 0 against rounding)."""
-    return max(-float(u @ s), 0.0)
-
-
-def hinge_dual_step(u, s, step: float, inv_lam: float):
-    """Forward–backward step (4.1)–(4.2): ``u ← P_{[−1/λ,0]^n}(u − γ(Qu + 1))`` with ``Qu = −s``; the backward
-    part is the prox (4.15) of ``(γ/λ)𝓛*(λ·)``, a shift by ``−γ`` and a clip to the box ``[−1/λ, 0]``."""
-    return np.clip(u + step * s - step, -inv_lam, 0.0)
 
 
 @dataclass
@@ -260,8 +246,7 @@ class HingeDualSteps:
             raise ProblemError(f"{self.method}: step must be <= 1/||Q||_op = {limit:.6g} (AP Lemma 5.3); "
                                f"got {step!r}")
         self.gamma = limit if step is None else float(step)
-        self.bk = getattr(self.form, "backend", NUMPY)   # where X lives; NumPy runs the code of this file unchanged
-        self.on_host = self.bk.on_host
+        self.bk = getattr(self.form, "backend", NUMPY)   # where X lives: u, s on its n-side, w on its d-side
 
     def start_u(self, warm_start, inv_lam0: float):
         """``u_0 = 0``, or a warm start: a previous result (its ``dual['u']``, or ``dual['a']`` of the
@@ -277,27 +262,31 @@ class HingeDualSteps:
             u = None if a is None else -a
         else:
             raise ProblemError("warm_start: this result carries no dual iterate u (run a dual method first)")
-        if not self.on_host:
-            return self.bk.zeros_n(n) if u is None else self.bk.asarray_n(np.clip(u, -inv_lam0, 0.0))
-        return np.zeros(n) if u is None else np.clip(u, -inv_lam0, 0.0)
+        return self.bk.zeros_n(n) if u is None else self.bk.asarray_n(np.clip(u, -inv_lam0, 0.0))
 
     def dual_step(self, u, s, inv_lam):
-        """One forward–backward step (:func:`hinge_dual_step`) with the step ``gamma``, where ``u`` lives."""
-        if self.on_host:
-            return hinge_dual_step(u, s, self.gamma, inv_lam)
-        return arrays.dual_step(self.bk, u, s, self.gamma, inv_lam)
+        """Forward–backward step (4.1)–(4.2) with the step ``γ = gamma``: ``u ← P_{[−1/λ,0]^n}(u − γ(Qu + 1))`` with
+        ``Qu = −s``; the backward part is the prox (4.15) of ``(γ/λ)𝓛*(λ·)``, a shift by ``−γ`` and a clip to the box
+        ``[−1/λ, 0]``, where ``u`` lives (persisted on dask)."""
+        return self.bk.persist(self.bk.clip(u + self.gamma * s - self.gamma, -inv_lam, 0.0))
 
-    def finite(self, st) -> bool:   # per step: on dask one scalar; device arrays are checked at the stop checks
-        return arrays.finite(self.bk, st) if self.bk.kind == "dask" else super().finite(st)
+    def norm_sq(self, u, s):
+        """``||w||² = ||Zᵀu||² = −u·s`` clipped at 0 against rounding (a 0-d array on an array-API device)."""
+        return self.bk.maximum(-self.bk.lazy(self.bk.vdot(u, s)), 0.0)
+
+    def finite(self, st) -> bool:
+        """The run loop's per-step guard: one sum over ``u``, ``s`` and ``w`` (the previous iterate of Algorithm 2 was
+        checked a step earlier); one scalar on dask, none on an array-API device (checked at the stop checks)."""
+        return self.bk.finite_sum([v for v in (st.u, st.s, st.w) if v is not None])
 
     def snapshot(self, st):
-        return self.bk.host(st.w) if not self.on_host else None if st.w is None else st.w.copy()
+        return None if st.w is None else self.bk.host(self.bk.copy(st.w))
 
     def read_out(self, st) -> dict:
-        """``w``, the dual iterate and the kernel coefficients for :class:`Solution` (:func:`.arrays.read_out`)."""
-        if not self.on_host:
-            return arrays.read_out(self.bk, st)
-        return {"w": None if st.w is None else st.w.copy(), "dual": {"u": st.u.copy(), "a": -st.u},
+        """``w`` (in the user's namespace), the dual iterate as NumPy host copies (``u`` and ``a = −u`` warm-start any
+        run, and a saved result keeps them) and the kernel coefficients for :class:`Solution`."""
+        u = self.bk.host(self.bk.copy(st.u))
+        return {"w": None if st.w is None else self.bk.xd.asarray(st.w, copy=True), "dual": {"u": u, "a": -u},
                 "dual_coef": self.op.dual_coef(st.u) if st.w is None else None}
 
 
@@ -364,23 +353,21 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
     # certificate and read-outs ---------------------------------------------------------------------------
     def certify(self, bound: float, u, s) -> float:
-        if not self.on_host:   # a 0-d array on an array-API device: no synchronisation
-            return arrays.certify(self.bk, bound, u, s)
-        mass = -float(u.sum())
-        return min(bound, math.sqrt(norm_sq(u, s)) / mass) if mass > 0 else bound
+        """``min(bound, ||Zᵀa||/Σa)`` with ``a = −u`` (``Σa <= 0`` keeps ``bound``): a 0-d array on an array-API
+        device, so a step never waits for it."""
+        bk = self.bk
+        return bk.minimum(bound, bk.ratio(bk.sqrt(self.norm_sq(u, s)), -bk.lazy_sum(u)))
 
     def margin(self, st) -> float:
-        if not self.on_host:
-            return arrays.margin(self.bk, st.u, st.s)
-        nw = math.sqrt(norm_sq(st.u, st.s))
-        return 0.0 if nw == 0.0 else float(np.min(st.s)) / nw
+        """Normalised margin ``min_i s_i / ||w||`` of ``w = −Zᵀu`` (two scalars to the host)."""
+        nw = math.sqrt(self.bk.float(self.norm_sq(st.u, st.s)))
+        return 0.0 if nw == 0.0 else self.bk.float(self.bk.xp.min(st.s)) / nw
 
     def measure(self, st) -> dict:
-        if not self.on_host:
-            return arrays.measure(self.bk, st)
-        m, nsq = self.margin(st), norm_sq(st.u, st.s)
-        return {"margin": m, "margin_upper": st.dual_bound, "gap_bound": st.dual_bound - m,
-                "norm_w": math.sqrt(nsq), "dual_potential": 0.5 * nsq + float(st.u.sum())}
+        bk = self.bk
+        m, nsq, ub = self.margin(st), bk.float(self.norm_sq(st.u, st.s)), bk.float(st.dual_bound)
+        return {"margin": m, "margin_upper": ub, "gap_bound": ub - m,
+                "norm_w": math.sqrt(nsq), "dual_potential": 0.5 * nsq + bk.float(bk.xp.sum(st.u))}
 
     def solution(self, st, status) -> Solution:
         m, ub = self.margin(st), self.bk.float(st.dual_bound)
@@ -478,11 +465,11 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
 
     def values(self, st):
         """``(primal P(w), dual 1ᵀa − ½||w||²)`` of the soft-margin problem at the iterate."""
-        if not self.on_host:
-            return arrays.svm_values(self.bk, st, self.C)
-        half_nsq = 0.5 * norm_sq(st.u, st.s)
-        primal = half_nsq + self.C * float(np.maximum(0.0, 1.0 - st.s).sum())
-        return primal, -float(st.u.sum()) - half_nsq
+        bk = self.bk
+        half_nsq = 0.5 * bk.float(self.norm_sq(st.u, st.s))
+        primal = half_nsq + self.C * bk.float(bk.xp.sum(bk.clip(1.0 - st.s, 0.0)))
+        return primal, -bk.float(bk.xp.sum(st.u)) - half_nsq
+
 
     def measure(self, st) -> dict:
         primal, dual = self.values(st)
