@@ -100,14 +100,14 @@ class InstanceOf:
 class ListOf:
     """A list or tuple whose items are all of ``kind``."""
 
-    def __init__(self, kind: type, name: str | None = None):
-        self.kind, self.name = kind, name
+    def __init__(self, item: type, name: str | None = None):
+        self.item, self.name = item, name
 
     def accepts(self, v) -> bool:
-        return isinstance(v, (list, tuple)) and all(isinstance(x, self.kind) for x in v)
+        return isinstance(v, (list, tuple)) and all(isinstance(x, self.item) for x in v)
 
     def __str__(self):
-        return self.name or f"a list of {self.kind.__name__}"
+        return self.name or f"a list of {self.item.__name__}"
 
 
 def check_values(owner: str, values: dict, constraints: dict) -> None:
