@@ -22,8 +22,9 @@ one of these. The group is read once, lazily, the first time methods are listed 
 
 A plan author imports what a plan needs from here: :class:`IterationPlan` (the base class and its hooks,
 docs/ARCHITECTURE.md "Adding a method"), :class:`Solution`, the parameter constraints (:class:`Interval`,
-:class:`Options`, :class:`Boolean`, :class:`IsCallable`, :class:`InstanceOf`), :class:`MethodCard`, and
-:func:`register_method`; :func:`marginkit.testing.check_plan` then holds the plan to the contract of marginkit's own.
+:class:`Options`, :class:`Boolean`, :class:`IsCallable`, :class:`InstanceOf`), :func:`parse_warm_start` (a
+``Result`` or a vector given as ``warm_start``, checked), :class:`MethodCard`, and :func:`register_method`;
+:func:`marginkit.testing.check_plan` then holds the plan to the contract of marginkit's own.
 """
 from __future__ import annotations
 
@@ -35,13 +36,14 @@ from importlib import metadata
 from ..core.params import Boolean, InstanceOf, Interval, IsCallable, Options
 from ..core.solution import Solution
 from ..core.validation import ProblemError
+from ..core.warmstart import parse_warm_start
 from ..formulations import FORMS
 from .registry import CHECKS, METHODS, REDUCTIONS, VARIANT_KEYS, MethodCard
 from .runloop import Budget, IterationPlan
 
 __all__ = ["ENTRY_POINT_GROUP", "Boolean", "Budget", "InstanceOf", "Interval", "IsCallable", "IterationPlan",
            "MethodCard", "Options", "PluginWarning", "Solution", "added_cards", "all_cards", "generation",
-           "register_method", "registered", "unregister_method"]
+           "parse_warm_start", "register_method", "registered", "unregister_method"]
 
 ENTRY_POINT_GROUP = "marginkit.methods"
 ARRAY_KINDS = ("numpy", "array-api", "dask")
