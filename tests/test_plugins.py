@@ -61,6 +61,14 @@ def test_a_registered_method_fits_in_the_estimator(problem, outside):
     assert clf.result_.method == "outside-gd" and clf.score(problem.X, problem.y) == 1.0
 
 
+def test_describe_and_the_command_line_list_a_registered_method_with_its_options(problem, outside, capsys):
+    for d in (mk.describe("outside-gd"), mk.describe("outside-gd", problem), mk.describe("outside-gd", "MaxMargin")):
+        assert d.name == "outside-gd" and d.plan.endswith(":RenamedGD") and {"loss", "step"} <= set(d.defaults)
+    from marginkit.api.cli import main
+    assert main(["list", "--method", "outside-gd"]) == 0
+    assert "outside-gd on MaxMargin" in capsys.readouterr().out
+
+
 def test_unregistering_removes_the_method_everywhere(problem):
     mk.register_method(CARD)
     assert "outside-gd" in mk.methods(problem)

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.validation import ProblemError
-from ..engine.registry import METHODS, REDUCTIONS, MethodCard
+from ..engine.registry import REDUCTIONS, MethodCard
 from ..engine.options import RUN_OPTION_DOCS, RunOptions
+from ..engine.plugins import all_cards
 from ..engine.runloop import set_doc_hook
 from ..formulations import FORMS, Problem
 
@@ -293,10 +294,10 @@ def _reachable(form: str) -> list[tuple[str, tuple[str, ...]]]:
 
 def _cards_for(method: str, form: str | None) -> list[tuple[MethodCard, tuple[str, ...]]]:
     if form is None:
-        return [(c, ()) for c in METHODS if c.name == method]
+        return [(c, ()) for c in all_cards() if c.name == method]
     found = []
     for target, path in _reachable(form):
-        for c in METHODS:
+        for c in all_cards():   # the registry's and the added ones (register_method, plugins)
             if c.name == method and c.form == target and not (path and c.is_reference):
                 found.append((c, ((form,) + path) if path else ()))
         if found:
@@ -354,7 +355,7 @@ def describe(method: str, problem: Problem | type | str | None = None) -> Method
         return _describe_card(card, via, chain.reduced)
     found = _cards_for(method, form)
     if not found:
-        names = sorted({c.name for c in METHODS})
+        names = sorted({c.name for c in all_cards()})
         where = f" on {form}" if form else ""
         raise ProblemError(f"method {method!r} does not exist{where}; methods: {', '.join(names)}")
     if len(found) == 1:
