@@ -106,9 +106,10 @@ def test_a_string_target_is_imported_at_the_first_compile_only(problem):
     (replace(CARD, budget=0), "card.budget"),
     (replace(CARD, rate_law=("fast",)), "card.rate_law"),
     (replace(CARD, name=" spaced "), "card.name"),
+    (replace(CARD, theorem="Jaggi 2013"), "card.theorem"),
     ("outside-gd", "card must be a marginkit MethodCard"),
 ], ids=["exists", "reached-by-reduction", "reference", "form", "no-arrays", "unknown-array-kind", "predicate",
-        "reason", "target-class", "target-string", "tolerance", "budget", "rate-law", "name", "not-a-card"])
+        "reason", "target-class", "target-string", "tolerance", "budget", "rate-law", "name", "theorem", "not-a-card"])
 def test_a_card_that_exists_or_declares_nothing_valid_is_a_problem_error_naming_the_problem(problem, card, message):
     before = mk.methods(problem)
     with pytest.raises(mk.ProblemError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -133,7 +134,8 @@ def fake_entry_points(monkeypatch, tmp_path):
         "import marginkit as mk\n"
         "from marginkit.plans.jst.dual_acceleration import NormalizedGD\n"
         "ONE = mk.MethodCard('ep-one', 'MaxMargin', NormalizedGD)\n"
-        "MANY = [mk.MethodCard('ep-two', 'MaxMargin', NormalizedGD), mk.MethodCard('ep-three', 'MaxMargin', NormalizedGD)]\n"
+        "MANY = [mk.MethodCard('ep-two', 'MaxMargin', NormalizedGD),\n"
+        "        mk.MethodCard('ep-three', 'MaxMargin', NormalizedGD)]\n"
         "def make():\n    return mk.MethodCard('ep-four', 'MaxMargin', NormalizedGD)\n"
         "NOT_A_CARD = 42\n"
         "DUPLICATE = mk.MethodCard('gd', 'MaxMargin', NormalizedGD)\n")

@@ -38,11 +38,11 @@ from ..core.solution import Solution
 from ..core.validation import ProblemError
 from ..core.warmstart import parse_warm_start
 from ..formulations import FORMS
-from .registry import CHECKS, METHODS, REDUCTIONS, VARIANT_KEYS, MethodCard
+from .registry import CHECKS, METHODS, REDUCTIONS, VARIANT_KEYS, MethodCard, Theorem
 from .runloop import Budget, IterationPlan
 
 __all__ = ["ENTRY_POINT_GROUP", "Boolean", "Budget", "InstanceOf", "Interval", "IsCallable", "IterationPlan",
-           "MethodCard", "Options", "PluginWarning", "Solution", "added_cards", "all_cards", "generation",
+           "MethodCard", "Options", "PluginWarning", "Solution", "Theorem", "added_cards", "all_cards", "generation",
            "parse_warm_start", "register_method", "registered", "unregister_method"]
 
 ENTRY_POINT_GROUP = "marginkit.methods"
@@ -156,6 +156,10 @@ def _check_card(card) -> None:
                           and all(isinstance(p, (int, float)) and p > 0 for p in law[1:])):
         raise ProblemError(f"card.rate_law of method {name!r} must be (), ('power', p), ('log', p) or ('linear',) "
                            f"with p > 0; got {law!r}")
+    theorem = getattr(card, "theorem", None)
+    if theorem is not None and not isinstance(theorem, Theorem):
+        raise ProblemError(f"card.theorem of method {name!r} must be None or a Theorem (the bound marginkit.bounds "
+                           f"evaluates); got {theorem!r}")
     if not isinstance(card.tags, tuple) or not all(isinstance(t, str) for t in card.tags):
         raise ProblemError(f"card.tags of method {name!r} must be a tuple of strings; got {card.tags!r}")
     for other in all_cards():
