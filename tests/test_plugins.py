@@ -279,3 +279,17 @@ def test_check_plan_rejects_what_is_not_a_plan_a_problem_or_an_obligation(proble
         check_obligation("frozen", RenamedGD, problem)
     with pytest.raises(mk.ProblemError, match="runs NormalizedGD on this problem, not RenamedGD"):
         check_plan(RenamedGD, problem, method="normalized-gd")
+
+
+def test_a_registered_method_enters_the_benchmark_by_its_tags(problem):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.solvers.marginkit_methods import pool
+    from benchmarks.targets import Competitors
+    spec = Competitors(forms=("MaxMargin",), tag="outside-tag")
+    assert pool(spec) == []
+    with registered(replace(CARD, tags=("outside-tag",))):
+        assert pool(spec) == ["outside-gd"]
+        assert "outside-gd" in pool(Competitors(per_problem=True), problem)
+    assert pool(spec) == []

@@ -17,14 +17,20 @@ MAX_ITER = 10 ** 7          # a race stops on the certificate or the time cap, n
 YARDSTICK_CAP = 3.0         # a high-accuracy yardstick run may take this many method caps
 
 
+def cards(form=None, tag=None) -> list:
+    """Every method card marginkit can resolve -- its registry's and those added by ``register_method`` or an
+    installed plugin (entry-point group ``marginkit.methods``) -- of ``form`` and carrying ``tag``: a researcher's
+    own method enters the benchmark like marginkit's."""
+    from marginkit.engine.plugins import all_cards
+    return [c for c in all_cards() if (form is None or c.form == form) and (tag is None or tag in c.tags)]
+
+
 def _excluded(name: str, tags) -> bool:
-    from marginkit.engine.registry import cards
     return any(t in c.tags for c in cards() if c.name == name for t in tags)
 
 
 def pool(spec, problem=None) -> list[str]:
     """The methods of :class:`~benchmarks.targets.Competitors` ``spec``, ``spec.lead`` first, then registry order."""
-    from marginkit.engine.registry import cards
     if spec.methods:
         names = list(spec.methods)
     elif spec.per_problem:
