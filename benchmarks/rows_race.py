@@ -196,10 +196,12 @@ def _race_liblinear(target, X, y, method, cfg: Sizes, gap: ObjectiveGap | None) 
     if not lib.times:   # the search was capped: ours against the last fit's time, a lower bound on liblinear's
         t, res = mk.run_method(make, method, cfg.method_cap, tol=tol, max_iter=mk.MAX_ITER, seed=0)
         if res.status != "optimal":
-            rec["note"] = f"neither reached the gap: liblinear within {liblinear.SEARCH_CAP:g}s, {method} ({res.status})"
+            rec["note"] = (f"neither reached the gap: liblinear within {liblinear.SEARCH_CAP:g}s, "
+                           f"{method} ({res.status})")
             return rec
         last = lib.info["capped_after"]
-        rec.update(ratio=last / t, ratio_bound="lower", times={f"marginkit:{method}": t, "liblinear": None, "liblinear (stopped at s)": last},
+        rec.update(ratio=last / t, ratio_bound="lower",
+                   times={f"marginkit:{method}": t, "liblinear": None, "liblinear (stopped at s)": last},
                    accuracy={f"marginkit:{method}": gap.result(res)},
                    note=f"liblinear's tol search stopped after {liblinear.SEARCH_CAP:g}s without reaching the gap: "
                         f"the ratio is a lower bound (its last fit, {last:.3g}s, over ours)")

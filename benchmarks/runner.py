@@ -87,8 +87,8 @@ def _log(msg):
 
 def main(quick: bool = False, output: str | None = None, only=None) -> int:
     """Run the suite (``quick``: tiny sizes), print the table, write ``output`` (default ``results.json`` in this
-    folder, or for ``quick`` ``results-quick.json`` in a new temporary directory, whose path is printed). A full run to the default output also refreshes the table in
-    this folder's ``README.md``. Returns the exit status (0)."""
+    folder, or for ``quick`` ``results-quick.json`` in a new temporary directory, whose path is printed). A full run
+    to the default output also refreshes the table in this folder's ``README.md``. Returns the exit status (0)."""
     from threadpoolctl import threadpool_limits
     cfg = QUICK if quick else FULL
     t0 = time.perf_counter()

@@ -87,7 +87,8 @@ NOT_AVAILABLE = "method not available yet"
 # --- competitors -----------------------------------------------------------------------------------------------
 # hard margin: every MaxMargin method, also through the reduction to MinNormFeasibility; the baselines and the
 # stochastic methods (documented agreement at 1,000 iterations far above 1e-3) are not raced for a 1e-3 gap
-HARD_MARGIN = Competitors(forms=("MaxMargin", "MinNormFeasibility"), exclude_tags=("reference", "baseline", "stochastic"),
+HARD_MARGIN = Competitors(forms=("MaxMargin", "MinNormFeasibility"),
+                          exclude_tags=("reference", "baseline", "stochastic"),
                           lead=("dykstra", "diagonal-inertial", "dykstra-accelerated"), cvxpy=CVXPY_SOLVERS)
 SVM = Competitors(forms=("SoftMarginSVM",), lead=("dual-cd", "dual-cd-bias", "fista"), cvxpy=CVXPY_SOLVERS)
 LIBLINEAR = Competitors(liblinear=True)
@@ -104,8 +105,9 @@ _HM_TARGET = ("fastest marginkit MaxMargin method >= {required:g}x faster than t
 _SVM_PROBLEM = "SoftMarginSVM(C=1, bias={bias}), {title}"
 _SVM_METRIC = "seconds to relative objective gap <= {tol:g}"
 _SVM_TARGET = "fastest marginkit SVM method >= 10x faster than the fastest CVXPY solver"
-_LIBLINEAR_TARGET = ("fastest marginkit SVM method at least as fast as liblinear (LinearSVC, hinge, fit_intercept=False, "
-                     "tol lowered until it reaches the gap), worst of the bench instance and the held-out shapes")
+_LIBLINEAR_TARGET = ("fastest marginkit SVM method at least as fast as liblinear (LinearSVC, hinge, "
+                     "fit_intercept=False, tol lowered until it reaches the gap), worst of the bench instance and the "
+                     "held-out shapes")
 _LIBLINEAR = {"tols": (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7)}   # tried in order until one reaches the gap
 _NO_BIAS_YARD = Yardstick("high-accuracy-dual", method="dual-cd", tol=1e-9)
 _REF_DUAL = Yardstick("reference-dual")
@@ -157,7 +159,8 @@ TARGETS: tuple[Target, ...] = (
            "every batch plan's iteration <= {required:g}x its unavoidable mat-vecs", "<=", 1.2, competitors=BATCH,
            # mat-vecs a batch plan cannot avoid per iteration: X @ w and X.T @ u, or X @ w only for these
            extra={"only_Xw": ("batch-perceptron", "dual-accelerated-stochastic"),
-                  "problems": ("MaxMargin", "SoftMarginSVM(bias=False)", "SoftMarginSVM(bias=True)", "PerturbedSVMDual"),
+                  "problems": ("MaxMargin", "SoftMarginSVM(bias=False)", "SoftMarginSVM(bias=True)",
+                               "PerturbedSVMDual"),
                   "steps": (4, 9), "large": 10 ** 7}),   # timed iterations: 4 when n * d >= large, else 9
     Target("trace-overhead", "iteration-cost", "every batch plan, dense Gaussian data",
            "added time of the default (geometric) trace over a 1,000-iteration run",

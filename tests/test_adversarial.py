@@ -36,20 +36,23 @@ MATRIX_KINDS = {
     "none": (None, "error"), "scalar": (3.0, "error"), "string": ("abc", "error"),
     "strings": ([["a", "b", "c"]] * 12, "error"), "1-D": (X0[:, 0], "error"), "3-D": (X0[None], "error"),
     "no rows": (np.zeros((0, 3)), "error"), "no columns": (np.zeros((12, 0)), "error"),
-    "nan": (np.where(np.eye(12, 3) > 0, np.nan, X0), "error"), "inf": (np.where(np.eye(12, 3) > 0, np.inf, X0), "error"),
+    "nan": (np.where(np.eye(12, 3) > 0, np.nan, X0), "error"),
+    "inf": (np.where(np.eye(12, 3) > 0, np.inf, X0), "error"),
     "-inf": (np.where(np.eye(12, 3) > 0, -np.inf, X0), "error"), "complex": (X0 + 1j, "error"),
-    "object with None": (np.array([[None, 1.0, 2.0]] * 12, dtype=object), "error"), "ragged": ([[1.0, 2.0], [1.0]], "error"),
-    "dict": ({"a": 1}, "error"), "wrong rows": (X0[:5], "error"),
+    "object with None": (np.array([[None, 1.0, 2.0]] * 12, dtype=object), "error"),
+    "ragged": ([[1.0, 2.0], [1.0]], "error"), "dict": ({"a": 1}, "error"), "wrong rows": (X0[:5], "error"),
     "sparse nan": (sp.csr_matrix(np.where(np.eye(12, 3) > 0, np.nan, X0)), "error"),
     "sparse complex": (sp.csr_matrix(X0 + 1j), "error"),
-    "bool": (X0 > 0, "either"), "int": (np.round(3 * X0).astype(int), "either"), "float32": (X0.astype(np.float32), "ok"),
-    "fortran": (np.asfortranarray(X0), "ok"), "csc": (sp.csc_matrix(X0), "ok"), "coo": (sp.coo_matrix(X0), "ok"),
+    "bool": (X0 > 0, "either"), "int": (np.round(3 * X0).astype(int), "either"),
+    "float32": (X0.astype(np.float32), "ok"), "fortran": (np.asfortranarray(X0), "ok"),
+    "csc": (sp.csc_matrix(X0), "ok"), "coo": (sp.coo_matrix(X0), "ok"),
     "list": (X0.tolist(), "ok"), "zeros": (np.zeros((12, 3)), "either"), "huge": (X0 * 1e150, "either"),
     "tiny": (X0 * 1e-150, "either"), "duplicate rows": (np.vstack([X0[:6], X0[:6]]), "either"),
 }
 LABEL_KINDS = {
-    "none": (None, "error"), "2-D": (Y0[:, None], "error"), "short": (Y0[:5], "error"), "one class": (np.ones(12), "error"),
-    "three classes": (np.arange(12) % 3, "error"), "nan": (np.where(np.arange(12) == 0, np.nan, Y0), "error"),
+    "none": (None, "error"), "2-D": (Y0[:, None], "error"), "short": (Y0[:5], "error"),
+    "one class": (np.ones(12), "error"), "three classes": (np.arange(12) % 3, "error"),
+    "nan": (np.where(np.arange(12) == 0, np.nan, Y0), "error"),
     "inf": (np.where(np.arange(12) == 0, np.inf, Y0), "error"), "complex": (Y0 + 1j, "error"),
     "mixed types": (np.array([1 if v > 0 else "a" for v in Y0], dtype=object), "error"),
     "None inside": (np.array([1 if v > 0 else None for v in Y0], dtype=object), "error"),
@@ -119,10 +122,11 @@ for cls in ("MaxMargin", "SoftMarginSVM"):
     CASES += [(cls, "gamma", kind, v, e) for kind, (v, e) in POSITIVE_SCALAR_KINDS.items()
               if kind not in ("none",)]
 CASES += [("MinNormFeasibility", "constraint", k, v, e) for k, v, e in
-          (("bogus", "bogus", "error"), ("none", None, "error"), ("number", 3, "error"), ("interpolation", "interpolation", "ok"))]
+          (("bogus", "bogus", "error"), ("none", None, "error"), ("number", 3, "error"),
+           ("interpolation", "interpolation", "ok"))]
 CASES += [("MinNormFeasibility", "w0", k, v, e) for k, v, e in
-          (("short", np.ones(2), "error"), ("nan", np.array([np.nan, 0, 0]), "error"), ("2-D", np.ones((3, 1)), "error"),
-           ("string", "abc", "error"), ("ok", np.ones(3), "ok"))]
+          (("short", np.ones(2), "error"), ("nan", np.array([np.nan, 0, 0]), "error"),
+           ("2-D", np.ones((3, 1)), "error"), ("string", "abc", "error"), ("ok", np.ones(3), "ok"))]
 
 
 @pytest.mark.parametrize("cls,arg,kind,value,expected", CASES,
@@ -146,8 +150,9 @@ def test_problem_constructors(cls, arg, kind, value, expected):
 
 ELLIPSE = ([[0.0, 0.0]], [[1.0, 1.0]], [[5.0, 0.0]], [[1.0, 1.0]])
 ESP_KINDS = {"none": (None, "error"), "nan": ([[np.nan, 0.0]], "error"), "3-D centres": ([[[0.0, 0.0]]], "error"),
-             "empty": (np.zeros((0, 2)), "error"), "string": ("a", "error"), "wrong width": ([[0.0, 0.0, 0.0]], "error"),
-             "complex": ([[1j, 0.0]], "error"), "inf": ([[np.inf, 0.0]], "error")}
+             "empty": (np.zeros((0, 2)), "error"), "string": ("a", "error"),
+             "wrong width": ([[0.0, 0.0, 0.0]], "error"), "complex": ([[1j, 0.0]], "error"),
+             "inf": ([[np.inf, 0.0]], "error")}
 ESP_CASES = [(i, k, v, e) for i in range(4) for k, (v, e) in ESP_KINDS.items()]
 ESP_CASES += [(1, "dense wrong shape", np.ones((1, 3, 3)), "error"), (1, "4-D", np.ones((1, 2, 2, 2)), "error"),
               (1, "mixed dense and diagonal", np.eye(2)[None], "error"), (1, "dense", np.eye(2)[None], "error")]

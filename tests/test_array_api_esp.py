@@ -21,13 +21,13 @@ RUNS = [("fista", {}), ("fista", {"stop": "tol", "tol": 1e-4, "max_iter": 150}),
 RUN_IDS = ["fista-early", "fista-tol", "pdhg"]
 
 
-def random_instance(seed, gap=1.2, d=4, j=3, l=4, diagonal=False, scale=0.25):
+def random_instance(seed, gap=1.2, d=4, n_c=3, n_d=4, diagonal=False, scale=0.25):
     rng = np.random.default_rng(seed)
-    cc = rng.normal(size=(j, d)) * 0.5
-    cd = rng.normal(size=(l, d)) * 0.5 + gap * np.eye(d)[0]
+    cc = rng.normal(size=(n_c, d)) * 0.5
+    cd = rng.normal(size=(n_d, d)) * 0.5 + gap * np.eye(d)[0]
     if diagonal:
-        return cc, rng.uniform(0, scale, (j, d)), cd, rng.uniform(0, scale, (l, d))
-    return cc, rng.normal(size=(j, d, d)) * scale, cd, rng.normal(size=(l, d, d)) * scale
+        return cc, rng.uniform(0, scale, (n_c, d)), cd, rng.uniform(0, scale, (n_d, d))
+    return cc, rng.normal(size=(n_c, d, d)) * scale, cd, rng.normal(size=(n_d, d, d)) * scale
 
 
 def mnist_instance(dense: bool):

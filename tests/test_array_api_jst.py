@@ -107,8 +107,8 @@ def test_real_data_digits_strict_same_as_numpy(method):
     assert res.margin == pytest.approx(ref.margin, rel=1e-9)
 
 
-@pytest.mark.parametrize("method", ["normalized-gd", "gd", "batch-perceptron", "dual-accelerated-stochastic", "diagonal",
-                                    "diagonal-inertial", "homotopic"])
+@pytest.mark.parametrize("method", ["normalized-gd", "gd", "batch-perceptron", "dual-accelerated-stochastic",
+                                    "diagonal", "diagonal-inertial", "homotopic"])
 def test_no_synchronisation_inside_step(method, monkeypatch):
     """On an array-API device a step never brings a scalar to the host: ``Backend.float`` (the one place a device
     synchronises) is called by ``stop`` only, i.e. a fixed number of times per check."""

@@ -77,7 +77,6 @@ def test_alg1_primal_momentum_form_equals_dual_mirror_descent_form(small_separab
 
 def test_alg1_accelerated_dual_rate_lemma_3_1(small_separable):
     X, y = small_separable
-    Z = -(y[:, None] * X)
     plan = mk.MaxMargin(X, y).compile("dual-accelerated")
     states = list(plan.iterate(500))
     gbar = mk.MaxMargin(X, y).reference().margin

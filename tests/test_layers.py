@@ -152,8 +152,8 @@ def test_import_marginkit_does_not_import(heavy):
 
 def test_listing_methods_imports_no_plan_family_and_no_cvxpy():
     code = ("import sys, numpy as np, marginkit as mk; p = mk.MaxMargin(np.eye(2), [1, -1]); mk.methods(p);"
-            "print(sorted(m for m in sys.modules if m.startswith('marginkit.plans.') or m.startswith('marginkit.reference.')"
-            " or m == 'cvxpy'))")
+            "print(sorted(m for m in sys.modules if m.startswith('marginkit.plans.')"
+            " or m.startswith('marginkit.reference.') or m == 'cvxpy'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
 
@@ -161,6 +161,7 @@ def test_listing_methods_imports_no_plan_family_and_no_cvxpy():
 def test_compiling_a_method_imports_its_family_only():
     code = ("import sys, numpy as np, marginkit as mk; p = mk.MaxMargin(np.eye(2), [1, -1]);"
             "p.compile('dual-accelerated');"
-            "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('marginkit.plans.')}), 'cvxpy' in sys.modules)")
+            "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('marginkit.plans.')}),"
+            " 'cvxpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "['common', 'jst'] False"

@@ -2,7 +2,6 @@
 instances, dense and sparse. Checked: no status claims more than was achieved, no margin above the
 certified one, inputs never modified."""
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -1,5 +1,4 @@
 """The reduction graph: which methods are listed, and why the others are refused."""
-import numpy as np
 import pytest
 
 import marginkit as mk
@@ -40,4 +39,5 @@ def test_method_table_in_readme_is_current():
     from pathlib import Path
     from marginkit.engine.graph import method_table
     readme = Path(__file__).resolve().parents[1] / "README.md"
-    assert method_table() in readme.read_text(), "regenerate the README table with marginkit.engine.graph.method_table()"
+    assert method_table() in readme.read_text(), (
+        "regenerate the README table with marginkit.engine.graph.method_table()")

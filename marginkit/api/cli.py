@@ -23,7 +23,8 @@ def _parser():
     ls.add_argument("--method", default=None, metavar="M",
                     help="describe method M: its options, defaults, accepted values and meanings")
     ls.add_argument("--problem", default=None, metavar="FORM",
-                    help="with --method: the problem form (e.g. SoftMarginSVM) or catalog NAME, when M exists on several")
+                    help="with --method: the problem form (e.g. SoftMarginSVM) or catalog NAME, "
+                         "when M exists on several")
     s = sub.add_parser("solve", help="solve a catalog problem (or an .npz instance file) with one method")
     s.add_argument("name")
     s.add_argument("--method", default="cvxpy")
@@ -185,7 +186,8 @@ def main(argv=None) -> int:
             if args.methods is not None:
                 methods = [m.strip() for m in args.methods.split(",")]
                 if not all(methods):
-                    raise ProblemError(f"--methods must be a comma-separated list of method names; got {args.methods!r}")
+                    raise ProblemError("--methods must be a comma-separated list of method names; "
+                                       f"got {args.methods!r}")
             if args.plot:   # checked before the run, not after it
                 folder = os.path.dirname(os.path.abspath(args.plot))
                 if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
@@ -200,7 +202,8 @@ def main(argv=None) -> int:
             print(rep.table())
             if args.plot:
                 from matplotlib.figure import Figure   # no pyplot: no backend, no window, nothing left open
-                rep.plot(args.plot, ax=Figure(figsize=(8.4, 4.6)).subplots(), title=f"{args.name}: gap against iteration")
+                rep.plot(args.plot, ax=Figure(figsize=(8.4, 4.6)).subplots(),
+                         title=f"{args.name}: gap against iteration")
                 print(f"figure written to {args.plot}")
             return 0
         if args.command == "certify":

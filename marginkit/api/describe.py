@@ -2,8 +2,8 @@
 
 Every first-order plan declares a frozen ``Config`` dataclass (its fields are the paper's parameters, their
 defaults the plan's defaults) with ``constraints`` (:mod:`marginkit.core.params`); the run options are declared once
-in :mod:`marginkit.engine.options` (:class:`~marginkit.engine.options.RunOptions`); the registry card holds the paper, the
-algorithm and the proven rate. :func:`describe` puts the three together, so nothing here is written twice.
+in :mod:`marginkit.engine.options` (:class:`~marginkit.engine.options.RunOptions`); the registry card holds the paper,
+the algorithm and the proven rate. :func:`describe` puts the three together, so nothing here is written twice.
 
 **Where the meaning of an option comes from** (the docstring convention of a ``Config``), first match wins:
 

@@ -27,8 +27,8 @@ class Report:
     results: dict = field(default_factory=dict)
 
     def table(self) -> str:
-        cols = ["method", "status", "iterations", "time", "objective_gap", "margin_gap", "angle_gap", "tolerance", "agrees",
-                "bound", "note"]
+        cols = ["method", "status", "iterations", "time", "objective_gap", "margin_gap", "angle_gap", "tolerance",
+                "agrees", "bound", "note"]
         fmt = {"time": "{:.3g}s", "objective_gap": "{:.2e}", "margin_gap": "{:.2e}", "angle_gap": "{:.2e}",
                "tolerance": "{:.0e}"}
         rows = [{**r, "bound": _bound_cell(r)} for r in self.rows]
@@ -57,7 +57,8 @@ class Report:
         try:
             import matplotlib.pyplot as plt
         except ImportError:
-            raise ImportError("Report.plot() needs matplotlib, which is not installed: pip install matplotlib") from None
+            raise ImportError("Report.plot() needs matplotlib, which is not installed: "
+                              "pip install matplotlib") from None
         if ax is None:
             _, ax = plt.subplots(figsize=(8.4, 4.6))
         drawn = 0

@@ -98,7 +98,8 @@ def read_npz(path, kind: str):
             arrays = {k: npz[k] for k in npz.files if k != "__meta__"}
             head = json.loads(str(npz["__meta__"][()]))
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise ProblemError(f"path: cannot read {path!r} as a marginkit .npz file ({' '.join(str(exc).split())})") from None
+        reason = " ".join(str(exc).split())
+        raise ProblemError(f"path: cannot read {path!r} as a marginkit .npz file ({reason})") from None
     if head.get("format") != kind:
         raise ProblemError(f"path: {path!r} holds a {head.get('format')!r}, not a {kind!r}")
     if head.get("version", 0) > FORMAT_VERSION:

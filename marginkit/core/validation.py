@@ -252,7 +252,8 @@ def check_foreign_matrix(X, name: str = "X"):
     try:
         import array_api_compat as aac
     except ImportError:   # pragma: no cover - array-api-compat is a dependency
-        raise ProblemError(f"{name} is a {type(X).__name__}; install array-api-compat or convert with np.asarray({name})")
+        raise ProblemError(f"{name} is a {type(X).__name__}; install array-api-compat "
+                           f"or convert with np.asarray({name})")
     try:
         xp = aac.array_namespace(X)
     except TypeError:
@@ -347,7 +348,8 @@ def check_foreign_labels(y, X, name: str = "y"):
                            f"{type(X).__module__}.{type(X).__name__}: move {name} to X's library and device "
                            f"(for example xp.asarray({name}, device=X.device))")
     if aac.device(y) != aac.device(X):
-        raise ProblemError(f"{name} is on device {aac.device(y)} but X is on {aac.device(X)}: move {name} to X's device")
+        raise ProblemError(f"{name} is on device {aac.device(y)} but X is on {aac.device(X)}: "
+                           f"move {name} to X's device")
     if len(y.shape) != 1:
         raise ProblemError(f"{name} must be 1-D with shape (n,); got shape {tuple(y.shape)}")
     if y.shape[0] != n:

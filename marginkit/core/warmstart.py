@@ -18,7 +18,8 @@ def parse_warm_start(warm_start, size: int, attr: str = "w", name: str = "warm_s
     try:
         v = np.array(value, dtype=float).ravel()
     except (TypeError, ValueError):
-        raise ProblemError(f"{name} must be a Result or an array of length {size}; got {type(value).__name__}") from None
+        raise ProblemError(f"{name} must be a Result or an array of length {size}; "
+                           f"got {type(value).__name__}") from None
     if v.shape != (size,):
         raise ProblemError(f"{name} must have length {size}; got {v.shape}")
     if not np.all(np.isfinite(v)):

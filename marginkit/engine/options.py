@@ -83,4 +83,5 @@ def make_rng(seed):
     try:
         return np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
-        raise ProblemError(f"seed must be None, a non-negative int, a SeedSequence or a Generator; got {seed!r} ({exc})") from None
+        raise ProblemError("seed must be None, a non-negative int, a SeedSequence or a Generator; "
+                           f"got {seed!r} ({exc})") from None

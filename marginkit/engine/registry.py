@@ -149,7 +149,8 @@ class ReductionCard:
         return getattr(import_module(module), name)()
 
 
-_NO_KERNEL_PRIMAL = ("no_kernel", "this plan works on the primal iterate w, not with a kernel (use 'diagonal' or 'cvxpy')")
+_NO_KERNEL_PRIMAL = ("no_kernel",
+                     "this plan works on the primal iterate w, not with a kernel (use 'diagonal' or 'cvxpy')")
 LINEAR_HOMOGENEOUS = (_NO_KERNEL_PRIMAL,
                       ("no_bias", "the paper's method and theorems are for homogeneous classifiers (bias=False)"))
 # the JST plans that also run on the dual weights of a kernel problem (JST §3.2's dual form): homogeneous only
@@ -157,12 +158,14 @@ DUAL_FORM_HOMOGENEOUS = LINEAR_HOMOGENEOUS[1:]
 HINGE_DUAL = (("no_bias", "the dual of AP (4.9) has no constraint yᵀa = 0: bias=False only "
                           "(use 'homotopic' for a post-hoc bias, or 'cvxpy')"),)
 PRIMAL_W = (("no_kernel", "the homotopic subgradient method works on the primal w (no kernel; use 'diagonal')"),)
-BOX_DUAL = (("no_kernel", "dual coordinate descent keeps the primal w = Σ a_i y_i x_i: linear problems only (no kernel)"),
+BOX_DUAL = (("no_kernel", "dual coordinate descent keeps the primal w = Σ a_i y_i x_i: linear problems only "
+                          "(no kernel)"),
             ("no_bias", "the box dual 0 <= a <= C has no constraint yᵀa = 0: bias=False only "
                         "(use 'fista' or 'cvxpy' with a bias)"))
-LP_AT_MOST_2 = (("p_at_most_2", "RB's dual coordinate methods need ψ = ½||·||_p² to be (p−1)-strongly convex, which holds "
-                                "for 1 < p <= 2 only: for p > 2 it has zero curvature on the axes (along e_2 at e_1), "
-                                "ψ* is not smooth and the steps 1/L_i of RB Lemma 1 do not exist; use 'cvxpy'"),)
+LP_AT_MOST_2 = (("p_at_most_2", "RB's dual coordinate methods need ψ = ½||·||_p² to be (p−1)-strongly convex, "
+                                "which holds for 1 < p <= 2 only: for p > 2 it has zero curvature on the axes "
+                                "(along e_2 at e_1), ψ* is not smooth and the steps 1/L_i of RB Lemma 1 do not exist; "
+                                "use 'cvxpy'"),)
 
 # the CVXPY reference runs on a NumPy copy of data that live elsewhere, and says so (Result.info["host_copy"])
 HOST_COPY = ("numpy", "array-api", "dask")
@@ -196,7 +199,8 @@ METHODS: tuple[MethodCard, ...] = (
                rate='margin gap Õ(1/t²) (Thm 3.1)', rate_law=('power', 2.0),
                tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated'), arrays=EVERYWHERE,
                theorem=JST_3_1),
-    MethodCard('dual-accelerated-stochastic', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
+    MethodCard('dual-accelerated-stochastic', 'MaxMargin',
+               'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
                paper='Ji, Srebro & Telgarsky (2021)',
                algorithm='Algorithm 2',
                converges_to='max-margin direction ū',
@@ -238,14 +242,14 @@ METHODS: tuple[MethodCard, ...] = (
                theorem=AP_5_2),
     MethodCard('homotopic', 'MaxMargin', 'marginkit.plans.homotopic.homotopic:HomotopicSubgradient',
                paper='Molitor, Needell & Ward (2021)',
-               algorithm='Algorithm 1 (homotopic averaged subgradient, or best iterate (§6.4); geometric schedules [RECON]; '
-                         'λ0 = σnγ̄² >= λ* from a certified margin bound); bias: post-hoc b of §6.5',
+               algorithm='Algorithm 1 (homotopic averaged subgradient, or best iterate (§6.4); geometric schedules '
+                         '[RECON]; λ0 = σnγ̄² >= λ* from a certified margin bound); bias: post-hoc b of §6.5',
                converges_to='hard-margin solution w* (with bias: w*, b*)',
                rate='‖w̃_K − w*‖ and margin gap O(T^(-1/(4+δ))) = O(T^(-1/6)) at the default δ = 2, in subgradient '
                     'evaluations T (Thm 3.1, Lemma 3.4 [RECON])', rate_law=('power', 1 / 6),
-               # a documented cap (2,000 steps, ~1 s), not the budget the rate needs: T^(-1/6) needs 10^6 times the steps per decade
-               # of accuracy (mnist-0-vs-1 would need ~1e16 steps; the toy sets agree within 3·10^4 with
-               # λ0 = 2λ*, c = 16, tests/test_homotopic.py; crossval's note states the prediction)
+               # a documented cap (2,000 steps, ~1 s), not the budget the rate needs: T^(-1/6) needs 10^6 times the
+               # steps per decade of accuracy (mnist-0-vs-1 would need ~1e16 steps; the toy sets agree within 3·10^4
+               # with λ0 = 2λ*, c = 16, tests/test_homotopic.py; crossval's note states the prediction)
                tolerance=0.02, budget=2000, requires=PRIMAL_W, tags=('hinge', 'subgradient'), arrays=EVERYWHERE),
     MethodCard('cvxpy', 'MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY,
                paper='CVXPY reference',
@@ -268,21 +272,25 @@ METHODS: tuple[MethodCard, ...] = (
                tolerance=1e-06, requires=(), tags=('fista', 'accelerated', 'svm'), arrays=EVERYWHERE),
     MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
                paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
-               algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = Hsieh et al. Alg. 1 with shrinking), numba epochs',
+               algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = '
+                         'Hsieh et al. Alg. 1 with shrinking), numba epochs',
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
                tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm'), arrays=("numpy", "dask"),
                # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
                variants=(("dask", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),)),
     MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_bias:BiasDualCoordinateDescent',
-               paper='Hsieh et al. (2008) dual CD with shrinking; method of multipliers (Hestenes 1969, Powell 1969; Rockafellar 1976)',
-               algorithm='one dual coordinate epoch on the augmented Lagrangian of yᵀa = 0, then the multiplier (offset) step; numba epochs, dense or CSR',
+               paper='Hsieh et al. (2008) dual CD with shrinking; method of multipliers (Hestenes 1969, '
+                     'Powell 1969; Rockafellar 1976)',
+               algorithm='one dual coordinate epoch on the augmented Lagrangian of yᵀa = 0, then the multiplier '
+                         '(offset) step; numba epochs, dense or CSR',
                converges_to='soft-margin SVM solution (w*, b*) with a free offset (bias=True)',
                rate='no proven rate for one epoch per multiplier step (stop by the certified duality gap)',
                tolerance=0.0001,
-               requires=(("no_kernel", "dual coordinate descent keeps the primal w = Σ a_i y_i x_i: linear problems only "
-                                       "(no kernel)"),
-                         ("bias", "the multiplier step is for the offset: bias=True only (use 'dual-cd' without a bias)")),
+               requires=(("no_kernel", "dual coordinate descent keeps the primal w = Σ a_i y_i x_i: linear "
+                                       "problems only (no kernel)"),
+                         ("bias", "the multiplier step is for the offset: bias=True only "
+                                  "(use 'dual-cd' without a bias)")),
                tags=('coordinate', 'svm')),
     MethodCard('cvxpy', 'SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference', arrays=HOST_COPY,
                paper='CVXPY reference',
@@ -294,7 +302,8 @@ METHODS: tuple[MethodCard, ...] = (
                paper='Hough & Vavasis (2025)',
                algorithm='FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)',
                converges_to="a strictly separating hyperplane (stop='early'); the residual v_D of (5) (stop='tol')",
-               rate='separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)',
+               rate='separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); '
+                    'f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)',
                tolerance=0.0, requires=(), tags=('fista', 'accelerated'), arrays=("numpy", "array-api"),
                theorem=HV_A_2),
     MethodCard('pdhg', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPPdhg',
@@ -311,9 +320,11 @@ METHODS: tuple[MethodCard, ...] = (
                tolerance=1e-06, requires=(), tags=('reference',), arrays=("numpy", "array-api")),  # host copy
     MethodCard('fista', 'PerturbedSVMDual', 'marginkit.plans.hough_vavasis.svm_dual:PerturbedDualFista',
                paper='Hough & Vavasis (2025)',
-               algorithm='V-FISTA on the perturbed dual (15), early stopping of §4.2 (guarded stall rule), offset by bisection (27)',
+               algorithm='V-FISTA on the perturbed dual (15), early stopping of §4.2 (guarded stall rule), '
+                         'offset by bisection (27)',
                converges_to='the unique maximiser r* of (15) and (w*, t*) of (20)',
-               rate='‖r_k − r*‖² <= (1 − 1/√κ)^k (2g*/μ + ‖r*‖²) (Beck Thm 10.42); ‖r_{k+1} − r*‖ <= (2L/μ)G_k (Thm 3.2)',
+               rate='‖r_k − r*‖² <= (1 − 1/√κ)^k (2g*/μ + ‖r*‖²) (Beck Thm 10.42); '
+                    '‖r_{k+1} − r*‖ <= (2L/μ)G_k (Thm 3.2)',
                tolerance=0.01, requires=(), tags=('fista', 'accelerated'), arrays=EVERYWHERE),
     MethodCard('cvxpy', 'PerturbedSVMDual', 'marginkit.reference.conic:PerturbedSVMDualReference',
                paper='CVXPY reference',
@@ -333,16 +344,19 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='the min-ψ feasible point θ* (RB eq. 2)',
                rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
                tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra')),
-    MethodCard('dykstra-accelerated', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
+    MethodCard('dykstra-accelerated', 'ProjectionOntoIntersection',
+               'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
                paper='Raj & Bach (2021)',
                algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
                converges_to='the Bregman projection of the point onto the intersection (returns θ(v_t))',
                rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
                tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'), theorem=RB_8),
-    MethodCard('mirror-descent', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
+    MethodCard('mirror-descent', 'ProjectionOntoIntersection',
+               'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
                paper='Raj & Bach (2021)',
                algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
-               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point otherwise (not the min-ψ one in general)',
+               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
+                            'otherwise (not the min-ψ one in general)',
                rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
                tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic')),
     MethodCard('cvxpy', 'ProjectionOntoIntersection', 'marginkit.reference.intersection:IntersectionReference',
@@ -359,7 +373,8 @@ METHODS: tuple[MethodCard, ...] = (
                tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'), arrays=("numpy", "dask"),
                # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
                variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra"),)),
-    MethodCard('dykstra-accelerated', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
+    MethodCard('dykstra-accelerated', 'MinNormFeasibility',
+               'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
                paper='Raj & Bach (2021)',
                algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
                converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
@@ -367,10 +382,12 @@ METHODS: tuple[MethodCard, ...] = (
                tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'),
                arrays=("numpy", "dask"),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
                variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),), theorem=RB_8),
-    MethodCard('mirror-descent', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
+    MethodCard('mirror-descent', 'MinNormFeasibility',
+               'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
                paper='Raj & Bach (2021)',
                algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
-               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point otherwise (not the min-ψ one in general)',
+               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
+                            'otherwise (not the min-ψ one in general)',
                rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
                tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic')),
     MethodCard('cvxpy', 'MinNormFeasibility', 'marginkit.reference.minnorm:MinNormReference',

@@ -146,17 +146,17 @@ def _block_norms(E_K: np.ndarray, G_K: np.ndarray, Js: np.ndarray, n: int, rank_
 
 
 def _witness(E: np.ndarray, K, J, n: int) -> dict:
-    """(u, v) of (5.3) attaining ``1/σ_min(B)`` for the basis ``B = [e_I; E_K]``."""
-    I = np.setdiff1d(np.arange(n), J)
-    B = np.vstack([np.eye(n)[I], E[list(K)]])
+    """(u, v) of (5.3) attaining ``1/σ_min(B)`` for the basis ``B = [e_I; E_K]`` (``I``: ``box_rows``)."""
+    box_rows = np.setdiff1d(np.arange(n), J)
+    B = np.vstack([np.eye(n)[box_rows], E[list(K)]])
     U, s, _ = np.linalg.svd(B)
     c = U[:, -1] / s[-1]                                    # multipliers of the rows of B: ||Bᵀc|| = 1
     u = np.zeros(2 * n)                                      # A = [I; −I]: c_i e_i = u_i e_i − u_{n+i} e_i
-    u[I] = np.clip(c[:len(I)], 0, None)
-    u[n + I] = np.clip(-c[:len(I)], 0, None)
+    u[box_rows] = np.clip(c[:len(box_rows)], 0, None)
+    u[n + box_rows] = np.clip(-c[:len(box_rows)], 0, None)
     v = np.zeros(E.shape[0])
-    v[list(K)] = c[len(I):]
-    return {"u": u, "v": v, "box_rows": I, "data_rows": np.asarray(K, int), "value": float(1.0 / s[-1])}
+    v[list(K)] = c[len(box_rows):]
+    return {"u": u, "v": v, "box_rows": box_rows, "data_rows": np.asarray(K, int), "value": float(1.0 / s[-1])}
 
 
 def dual_system_matrix(Z: np.ndarray) -> np.ndarray:
@@ -203,9 +203,9 @@ def dual_hoffman(Z: np.ndarray, max_bases: int = DUAL_MAX_BASES, samples: int = 
                 lower = max(lower, float(finite.max()))
         return {"value": None, "exact": False, "method": method, "bases": total, "max_bases": max_bases,
                 "lower_bound": lower,
-                "reason": f"the exact supremum visits {_count_text(total)} blocks E[K, J] (more than max_bases = {max_bases}; "
-                          f"it grows like C(n, d+1)); lower_bound is the best of {m * rounds} sampled bases with at most {kmax} "
-                          f"data rows"}
+                "reason": f"the exact supremum visits {_count_text(total)} blocks E[K, J] "
+                          f"(more than max_bases = {max_bases}; it grows like C(n, d+1)); lower_bound is the best of "
+                          f"{m * rounds} sampled bases with at most {kmax} data rows"}
     for k in range(1, min(n, d + 1) + 1):
         combos = np.array(list(itertools.combinations(range(n), k)), dtype=int)
         for K in itertools.combinations(range(d + 1), k):

@@ -1,4 +1,5 @@
-"""Row access for the compiled coordinate epochs (numba, a dependency imported on first use): the one numba module of marginkit.
+"""Row access for the compiled coordinate epochs (numba, a dependency imported on first use): the one numba module
+of marginkit.
 
 A coordinate epoch visits the rows of ``X`` in random order and, for each, reads the row twice (a dot product and an
 axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-descent``

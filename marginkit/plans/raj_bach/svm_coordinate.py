@@ -311,7 +311,8 @@ class DualCoordinateDescent(DualityGapPlan):
         G = self.margins(w)
         G -= 1.0
         hinge = np.maximum(0.0, -G)
-        hinge *= self.box   # not box @ hinge: a long BLAS dot may start threads (15 ms instead of 0.05 on a busy machine)
+        # not box @ hinge: a long BLAS dot may start threads (15 ms instead of 0.05 on a busy machine)
+        hinge *= self.box
         return half + float(hinge.sum()), float(a.sum()) - half, G
 
     def certify(self, st):
@@ -345,8 +346,8 @@ class DualCoordinateDescent(DualityGapPlan):
         old_max, old_min = (st.pg_max, st.pg_min) if self.shrinking else (np.inf, -np.inf)
         sums = np.array([a.sum(), w @ w])   # exact at the start of every round
         active, pg_max, pg_min, pg_range, epochs, visits, converged, estimate = self.round(
-            *self.rows, self.y, self.box, self.qii, a, w, index, st.active, old_max, old_min, seed, st.eps_pg, self.budget,
-            self.shrinking, sums, st.gap_target)
+            *self.rows, self.y, self.box, self.qii, a, w, index, st.active, old_max, old_min, seed, st.eps_pg,
+            self.budget, self.shrinking, sums, st.gap_target)
         nxt = DualCDState(t=st.t + 1, a=a, w=w, index=index, seed=seed, active=int(active), tol=st.tol,
                           pg_max=float(pg_max), pg_min=float(pg_min), pg_range=float(pg_range),
                           epochs=st.epochs + int(epochs), visits=st.visits + int(visits), eps_pg=st.eps_pg,
@@ -385,8 +386,8 @@ class DualCoordinateDescent(DualityGapPlan):
         else:
             primal, dual = st.primal, st.dual
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual,
-                "active": float(st.active), "pg_range": st.pg_range, "epochs": float(st.epochs), "visits": float(st.visits),
-                "gap_estimate": st.estimate}
+                "active": float(st.active), "pg_range": st.pg_range, "epochs": float(st.epochs),
+                "visits": float(st.visits), "gap_estimate": st.estimate}
 
     def solution(self, st, status) -> Solution:
         return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a.copy()},
