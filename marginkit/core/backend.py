@@ -89,6 +89,11 @@ class Backend:
         """Several scalars (0-d arrays or numbers) as Python floats, with one synchronisation of a device."""
         return [float(a) for a in values]
 
+    def sum(self, a, axis=None):
+        """``Σ a`` (over ``axis``) where ``a`` lives: the array's own method here and on dask (``np.sum``'s dispatch
+        costs as much as the sum of the small arrays of a step), ``xp.sum`` on an array-API device."""
+        return a.sum(axis=axis)
+
     def where(self, cond, a, b):
         """``a`` if the scalar condition ``cond`` holds, else ``b``: a choice made here, where ``cond`` is a host
         boolean; an ``xp.where`` on an array-API device, where ``cond`` may be a 0-d array (no synchronisation)."""
@@ -196,6 +201,56 @@ class Backend:
         """``Σ_k S_k p_k`` for a stack ``S`` as in :meth:`stack_rmatvec` and the rows ``p_k`` of ``P`` (k, d)."""
         return np.einsum("kj,kj->j" if S.ndim == 2 else "kij,kj->i", S, P)
 
+    # what the problem classes and results need (issue 22: they ask the backend, never which backend it is); each
+    # NumPy meaning is the NumPy code they ran before, bit for bit -------------------------------------------------
+    supports_kernel = True               # a kernel Gram matrix of X can be formed (core/kernels.py is NumPy/SciPy)
+    supports_coordinate_methods = True   # per-row updates run here (NumPy in place; dask per chunk, as CoCoA+)
+
+    def host_problem(self, problem, copy):
+        """The problem on NumPy/SciPy data: ``problem`` itself here; elsewhere ``copy()``, its copy on the host."""
+        return problem
+
+    def row_norms(self, X):
+        """``||x_i||`` for every row of the data, on the n-side (:func:`~marginkit.core.linalg.row_norms` here)."""
+        from .linalg import row_norms
+        return row_norms(X)
+
+    def as_d(self, v):
+        """``v`` on the d-side: a host vector (a NumPy array, a list) placed there, an array already there as it is
+        (here ``np.asarray(v, float64)``)."""
+        return self.asarray_d(v)
+
+    def result_vector(self, v):
+        """A solution's d-vector as a :class:`~marginkit.Result` carries it: a float NumPy array here; elsewhere the
+        array itself, where the data live (the user's namespace; on dask already NumPy)."""
+        return np.asarray(v, float)
+
+    def constant_n(self, v, value=None):
+        """The host n-vector ``v`` on the n-side (``v`` itself here, when it is float64); ``value``, when every entry
+        of ``v`` equals it, lets dask make the vector on the workers instead of sending it there."""
+        return self.asarray_n(v)
+
+    def sq_norm(self, v) -> float:
+        """``||v||²`` of a d-vector as a float (``vᵀv`` here; elsewhere the square of :meth:`norm`)."""
+        return float(np.dot(v, v))
+
+    def scaled_sq_norm(self, v, s: float) -> float:
+        """``s·vᵀv`` as a float (``(s v)ᵀv`` here; elsewhere ``s`` times :meth:`vdot`)."""
+        return float((s * v) @ v)
+
+    def hinge_sum(self, c, h) -> float:
+        """``Σ_i c_i max(0, h_i)`` of two n-side vectors, as a float."""
+        return float(c @ np.maximum(0.0, h))
+
+    def stack_rmatvec_norms(self, S, w):
+        """``||S_kᵀ w||`` for every matrix of a stack (:meth:`stack_rmatvec`): a k-vector where ``S`` lives."""
+        return np.linalg.norm(self.stack_rmatvec(S, w), axis=1)
+
+    def label_vector(self, pos, classes):
+        """``classes[1]`` where the boolean vector ``pos`` holds, else ``classes[0]`` (``classes``: a NumPy array of
+        the two labels), where ``pos`` lives when the labels can live there."""
+        return np.where(pos, classes[1], classes[0])
+
     def describe(self) -> str:
         return "NumPy/SciPy"
 
@@ -275,6 +330,9 @@ class ArrayAPIBackend(Backend):
 
     def floats(self, *values) -> list:
         return [float(v) for v in self.host(self.xp.stack([self._0d(v) for v in values]))]
+
+    def sum(self, a, axis=None):
+        return self.xp.sum(a, axis=axis)
 
     def where(self, cond, a, b):
         if isinstance(cond, (bool, np.bool_)):   # decided on the host already (e.g. a test on an iteration counter)
@@ -365,6 +423,39 @@ class ArrayAPIBackend(Backend):
         if S.ndim == 2:
             return xp.sum(S * P, axis=0)
         return xp.sum((S @ xp.reshape(P, (P.shape[0], P.shape[1], 1)))[:, :, 0], axis=0)
+
+    supports_kernel = False
+    supports_coordinate_methods = False   # one row per update: a kernel launch each on a device (not provided)
+
+    def host_problem(self, problem, copy):
+        return copy()
+
+    def row_norms(self, X):
+        return self.persist(self.xp.sqrt(self.row_sq_norms(X)))
+
+    def as_d(self, v):
+        return v if is_foreign(v) else self.asarray_d(v)
+
+    def result_vector(self, v):
+        return v
+
+    def sq_norm(self, v) -> float:
+        return self.norm(v) ** 2
+
+    def scaled_sq_norm(self, v, s: float) -> float:
+        return s * self.float(self.vdot(v, v))
+
+    def hinge_sum(self, c, h) -> float:
+        xp = self.xp
+        return self.float(xp.sum(c * xp.where(h > 0, h, xp.zeros_like(h))))
+
+    def stack_rmatvec_norms(self, S, w):
+        return self.xp.linalg.vector_norm(self.stack_rmatvec(S, w), axis=1)
+
+    def label_vector(self, pos, classes):
+        if classes.dtype.kind in "biuf":   # numeric labels stay on the device; others come to the host
+            return self.xp.where(pos, self.asarray_d(classes[1:]), self.asarray_d(classes[:1]))
+        return np.where(self.host(pos), classes[1], classes[0])
 
     def describe(self) -> str:
         return f"{self.name} (array API, device {self.device})"
@@ -498,6 +589,25 @@ class DaskBackend(Backend):
         return (X * X).sum(axis=1).persist()
 
     spectral_norm_sq = ArrayAPIBackend.spectral_norm_sq
+
+    supports_kernel = False
+    host_problem = ArrayAPIBackend.host_problem
+    row_norms = ArrayAPIBackend.row_norms
+    result_vector = ArrayAPIBackend.result_vector
+    sq_norm = ArrayAPIBackend.sq_norm
+    scaled_sq_norm = ArrayAPIBackend.scaled_sq_norm
+    hinge_sum = ArrayAPIBackend.hinge_sum
+
+    def as_d(self, v):
+        return v   # the d-side is NumPy: a host vector is there already (the products convert a list)
+
+    def constant_n(self, v, value=None):
+        if value is None:
+            return self.asarray_n(v)
+        return self.persist(self.da.full(v.shape[0], value, chunks=(self.row_chunks,)))
+
+    def label_vector(self, pos, classes):
+        return self.xp.where(pos, classes[1], classes[0])   # lazy, like pos
 
     def describe(self) -> str:
         kind = "sparse " if self.sparse else ""

@@ -18,20 +18,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.backend import NUMPY
 
-def project_soc_rows(X: np.ndarray) -> np.ndarray:
-    """Project every row ``(λ, p)`` of ``X`` onto ``{||p|| <= λ}`` (Beck, Example 6.37). Returns a new array."""
-    lam = X[:, 0]
-    a = np.sqrt(np.einsum("ij,ij->i", X[:, 1:], X[:, 1:]))
-    out = X.copy()
-    polar = a <= -lam
-    outside = (a > lam) & ~polar
-    out[polar] = 0.0
-    if outside.any():
-        beta = 0.5 * (a[outside] + lam[outside])
-        out[outside, 0] = beta
-        out[outside, 1:] *= (beta / a[outside])[:, None]
-    return out
+
+_TINY = float(np.finfo(np.float64).tiny)   # the smallest normal float: a divisor that is never 0
+
+
+def project_soc_rows(X, bk=NUMPY):
+    """Project every row ``(λ, p)`` of ``X`` onto ``{||p|| <= λ}`` (Beck, Example 6.37). Returns a new array.
+
+    With ``a = ||p||`` and ``β = (a + λ)/2`` the projection is ``(β, p·β/a)`` outside the cone (``|λ| < a``), the row
+    itself inside (``a <= λ``) and 0 in the polar cone (``a <= −λ``), i.e. ``(max(λ, β⁺), p·min(β⁺/a, 1))`` with
+    ``β⁺ = max(β, 0)``: one formula in the namespace of ``bk`` (the array's backend, :mod:`marginkit.core.backend`),
+    no boolean-mask assignment, no synchronisation of a device."""
+    xp = bk.xp
+    lam, P = X[:, :1], X[:, 1:]
+    a = xp.sqrt(bk.row_sq_norms(P))[:, None]
+    beta = xp.maximum(0.5 * (a + lam), 0.0)
+    scale = xp.minimum(beta / xp.maximum(a, _TINY), 1.0)   # a = 0 (p = 0): any finite scale will do
+    # + 0.0: the polar rows are +0 (p·0 keeps the sign of p)
+    return xp.concat([xp.maximum(lam, beta), P * scale + 0.0], axis=1)
 
 
 def _knapsack_data(z, y, gamma):

@@ -29,6 +29,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ...core.backend import NUMPY, Backend
+
 RESTARTS = ("gradient", "function")
 
 
@@ -48,9 +50,10 @@ class Momentum(NamedTuple):
     value: float = math.inf   # f(x_k), kept for the function restart only
 
 
-def fista_theta(theta: float) -> tuple[float, float]:
-    """Beck–Teboulle: ``θ_{k+1} = (1 + sqrt(1 + 4θ_k²))/2`` and the momentum ``β_k = (θ_k − 1)/θ_{k+1}``."""
-    nxt = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
+def fista_theta(theta, sqrt=math.sqrt):
+    """Beck–Teboulle: ``θ_{k+1} = (1 + sqrt(1 + 4θ_k²))/2`` and the momentum ``β_k = (θ_k − 1)/θ_{k+1}`` (``θ_k`` a
+    number, or a 0-d array of a device after a restart there, with the backend's ``sqrt``: it stays a 0-d array)."""
+    nxt = 0.5 * (1.0 + sqrt(1.0 + 4.0 * theta * theta))
     return nxt, (theta - 1.0) / nxt
 
 
@@ -65,51 +68,23 @@ def extrapolate(x: Point, x_prev: Point, beta: float) -> Point:
                  tuple(a + beta * (a - b) for a, b in zip(x.images, x_prev.images)))
 
 
-def _inner(u: tuple, v: tuple) -> float:
-    total = 0.0
-    for a, b in zip(u, v):
-        total += float(np.dot(a.ravel(), b.ravel()))
-    return total
-
-
 @dataclass(frozen=True)
 class MomentumRule:
     """How ``β_k`` is chosen: ``beta=None`` is FISTA's θ-sequence, a number is a constant momentum (V-FISTA);
-    ``restart`` is ``None``, ``"gradient"`` or ``"function"`` (then :func:`fista_step` needs ``value``)."""
+    ``restart`` is ``None``, ``"gradient"`` or ``"function"`` (then :func:`fista_step` needs ``value``); ``bk`` is the
+    backend of the iterates (:mod:`marginkit.core.backend`): on a device ``θ``, ``β``, the restart counter and the
+    restart test may be 0-d arrays there, so a step never waits for the device."""
 
     beta: float | None = None
     restart: str | None = None
     restart_min: int = 1
-    xp: object = None   # the namespace of a device (torch, CuPy, array-api-strict): θ, β and the restart test stay there
+    bk: Backend = NUMPY
 
     def advance(self, m: Momentum, x_next: Point, y: Point, x: Point, value=None) -> tuple[Momentum, float]:
         """The momentum after the step ``y_k -> x_{k+1}`` from ``x_k``, and ``β_k``."""
-        if self.xp is not None:
-            return self._advance_on_device(m, x_next, y, x, value)
+        bk = self.bk
         if self.beta is None:
-            theta, beta = fista_theta(m.theta)
-        else:
-            theta, beta = 1.0, self.beta
-        since = m.since + 1
-        fx = math.inf
-        if self.restart == "function":
-            fx = value(x_next)
-            if fx > m.value and since >= self.restart_min:
-                theta, beta, since = 1.0, 0.0, 0
-        elif self.restart == "gradient" and since >= self.restart_min:
-            step = tuple(a - b for a, b in zip(y.blocks, x_next.blocks))
-            move = tuple(a - b for a, b in zip(x_next.blocks, x.blocks))
-            if _inner(step, move) > 0:
-                theta, beta, since = 1.0, 0.0, 0
-        return Momentum(theta, since, fx), beta
-
-    def _advance_on_device(self, m, x_next, y, x, value):
-        """:meth:`advance` with ``θ``, ``β``, the restart counter and ``f(x_k)`` as 0-d arrays of ``xp``: the restart
-        test is an ``xp.where``, so a step never waits for the device (the same arithmetic as on the host)."""
-        xp = self.xp
-        if self.beta is None:
-            theta = 0.5 * (1.0 + (1.0 + 4.0 * m.theta * m.theta) ** 0.5)
-            beta = (m.theta - 1.0) / theta
+            theta, beta = fista_theta(m.theta, bk.sqrt)
         else:
             theta, beta = 1.0, self.beta
         since = m.since + 1
@@ -118,23 +93,13 @@ class MomentumRule:
             fx = value(x_next)
             fire = fx > m.value
         elif self.restart == "gradient":
-            inner = sum(xp.sum((a - b) * (b - c)) for a, b, c in zip(y.blocks, x_next.blocks, x.blocks))
-            fire = inner > 0.0
+            xp = bk.xp
+            fire = bk.lazy(sum(bk.vdot(xp.reshape(a - b, (-1,)), xp.reshape(b - c, (-1,)))
+                               for a, b, c in zip(y.blocks, x_next.blocks, x.blocks))) > 0
         else:
             return Momentum(theta, since, fx), beta
-        if not isinstance(since, (int, float)) or since >= self.restart_min:
-            if not isinstance(since, (int, float)):
-                fire = xp.logical_and(fire, since >= self.restart_min)
-            zero = _zero_like(x_next, xp)
-            theta = xp.where(fire, zero + 1.0, zero + theta)
-            beta = xp.where(fire, zero, zero + beta)
-            since = xp.where(fire, zero, zero + since)
-        return Momentum(theta, since, fx), beta
-
-
-def _zero_like(point: Point, xp):
-    """A 0-d zero of the iterate's dtype and device."""
-    return xp.zeros_like(xp.reshape(point.blocks[0], (-1,))[0])
+        fire = bk.where(since >= self.restart_min, fire, False)
+        return Momentum(bk.where(fire, 1.0, theta), bk.where(fire, 0, since), fx), bk.where(fire, 0.0, beta)
 
 
 def fista_step(x: Point, y: Point, momentum: Momentum, *, descent: Callable, prox: Callable, L: float,

@@ -22,12 +22,13 @@ App. A.1.
 Paper symbols: the FISTA momentum scalar is ``theta`` (the paper's ``t_k`` of §4.1, which also names the second
 component of the residual ``v_k = (s_k, t_k, w_k)``).
 
-Where the ellipsoids live (issue 13): on ellipsoids of another array-API library (torch, CuPy, array-api-strict) both
-plans keep the dual blocks ``x_c``, ``x_d``, ``𝒜x``, FISTA's ``y`` and PDHG's ``y_k`` and displacement in that namespace
-and on that device (:class:`~marginkit.operators.ellipsoids.DeviceESPOperator`, the SOC projection by ``xp.where``);
-a step never synchronises (the gradient-mapping norm is a 0-d device array, ``θ`` a Python number). Scalars reach
-the host in ``stop``/``measure``/``solution`` only (test (28), ``||v_k||``, ``f``), each as one small copy; ``||𝒜||²``
-is Lanczos at setup with a ``(d+2)``-vector copied per product; the intersection proof and Theorem 2.4's bound run
+Where the ellipsoids live (issue 13): the plans are written once against the problem's backend
+(:mod:`marginkit.core.backend`). On ellipsoids of another array-API library (torch, CuPy, array-api-strict) they keep
+the dual blocks ``x_c``, ``x_d``, ``𝒜x``, FISTA's ``y`` and PDHG's ``y_k`` and displacement in that namespace and on
+that device (:class:`~marginkit.operators.ellipsoids.ESPOperator` and the SOC projection compute there); a step never
+synchronises (the gradient-mapping norm is a 0-d device array, ``θ`` a Python number). Scalars reach the host in
+``stop``/``measure``/``solution`` only (test (28), ``||v_k||``, ``f``), each as one small copy; ``||𝒜||²`` is
+Lanczos at setup with a ``(d+2)``-vector copied per product; the intersection proof and Theorem 2.4's bound run
 on host copies (:meth:`~marginkit.EllipsoidSeparation.to_host`), as the CVXPY reference does. ``Result.w`` and the
 dual blocks come back in the user's namespace (``Result.to_numpy()`` gives host copies).
 """
@@ -44,7 +45,7 @@ from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
-from ...operators.ellipsoids import esp_operator, iteration_bounds, project_soc_rows_xp
+from ...operators.ellipsoids import esp_operator, iteration_bounds
 from ...operators.projections import project_soc_rows
 from ..common.fista import Momentum, MomentumRule, Point, fista_step
 from ..common.margin import data_cached
@@ -131,11 +132,6 @@ class ESPState:
         return self.x.images[0]
 
 
-def _step_norm(a: Point, b: Point) -> float:
-    (ac, ad), (bc, bd) = a.blocks, b.blocks
-    return float(np.sqrt(((ac - bc) ** 2).sum() + ((ad - bd) ** 2).sum()))
-
-
 class _ESPPlan(IterationPlan):
     """Shared by the ESP plans: the normalised operator, the warm start, test (28), the hyperplane and the
     Theorem 2.4 bound. ``iteration_bound=True`` adds ``info["iteration_bound"]`` (Theorem 2.4 with ``δ_𝒜 = M``,
@@ -147,22 +143,23 @@ class _ESPPlan(IterationPlan):
     log_columns = ("residual", "objective", "gradient_mapping")
 
     def setup(self):
-        self.bk = bk = getattr(self.form, "backend", NUMPY)   # where the ellipsoids live (core/backend.py)
-        self.dev = not bk.on_host
+        self.bk = getattr(self.form, "backend", NUMPY)   # where the ellipsoids live (core/backend.py)
         self.op = esp_operator(self.form)
         self.L = self.op.lipschitz()
-        self.project = (lambda X: project_soc_rows_xp(X, bk.xp)) if self.dev else project_soc_rows
+
+    def project(self, uc, ud):
+        """``proj_𝒞`` of both blocks, where they live: 𝒞 is a product of one cone per row (Beck 2017, Example 6.37), so
+        the C-rows and D-rows are projected in one call, as views of one array (half the per-call cost of the small
+        arrays of a step)."""
+        both = project_soc_rows(self.bk.xp.concat([uc, ud], axis=0), self.bk)
+        return both[:self.op.j, :], both[self.op.j:, :]
 
     def step_norm(self, a: Point, b: Point):
-        """``||a − b||`` over both blocks: a float on NumPy, a 0-d array on a device (read by ``bk.float`` at a stop)."""
-        if not self.dev:
-            return _step_norm(a, b)
-        xp = self.bk.xp
+        """``||a − b||`` over both blocks: a float on NumPy, a 0-d array on a device (``bk.float`` reads it at a
+        stop)."""
+        bk = self.bk
         (ac, ad), (bc, bd) = a.blocks, b.blocks
-        return xp.sqrt(xp.sum((ac - bc) ** 2) + xp.sum((ad - bd) ** 2))
-
-    def copy(self, a):
-        return self.bk.xp.asarray(a, copy=True) if self.dev else a.copy()
+        return bk.lazy(bk.sqrt(bk.sum((ac - bc) ** 2) + bk.sum((ad - bd) ** 2)))
 
     def point(self, xc, xd) -> Point:
         return Point((xc, xd), (self.op.forward(xc, xd),))
@@ -185,26 +182,20 @@ class _ESPPlan(IterationPlan):
         if not ok:
             raise ProblemError(f"warm_start must be a Result of an ESP method or a pair of arrays of shapes "
                                f"{shapes[0]} and {shapes[1]}")
-        if self.dev:   # projected on the host (as on NumPy), then placed on the device
-            xc, xd = (a if isinstance(a, np.ndarray) or not hasattr(a, "shape") else self.bk.host(a) for a in (xc, xd))
+        bk = self.bk   # projected on the host (the pair may come from any library), then placed where the data live
+        xc, xd = (bk.host(a) if hasattr(a, "shape") else a for a in (xc, xd))
         xc, xd = (parse_warm_start(a, s[0] * s[1], attr=key).reshape(s)
                   for a, s, key in ((xc, shapes[0], "x_c"), (xd, shapes[1], "x_d")))
-        xc, xd = project_soc_rows(xc), project_soc_rows(xd)
-        if self.dev:
-            xc, xd = self.bk.asarray_d(xc), self.bk.asarray_d(xd)
-        return self.point(xc, xd)
+        return self.point(bk.asarray_d(project_soc_rows(xc)), bk.asarray_d(project_soc_rows(xd)))
 
     def residual(self, st) -> np.ndarray:
         """``v_k = (s_k, t_k, w_k) = b − 𝒜x_k`` (normalised data)."""
         return self.op.b - st.Ax
 
     def measure(self, st) -> dict:
-        v = self.residual(st)
-        if self.dev:
-            xp = self.bk.xp
-            r, vv = self.op._host_scalars(xp.linalg.vector_norm(v), xp.sum(v * v))
-            return {"residual": r, "objective": 0.5 * vv, "gradient_mapping": self.bk.float(st.grad_map)}
-        return {"residual": float(np.linalg.norm(v)), "objective": 0.5 * float(v @ v), "gradient_mapping": st.grad_map}
+        bk, v = self.bk, self.residual(st)
+        r, vv = bk.floats(bk.lazy_norm(v), bk.vdot(v, v))
+        return {"residual": r, "objective": 0.5 * vv, "gradient_mapping": bk.float(st.grad_map)}
 
     def snapshot(self, st):
         w = self.bk.host(self.residual(st)[2:])   # a host copy on a device (what the trace probes read)
@@ -216,17 +207,17 @@ class _ESPPlan(IterationPlan):
         v = self.residual(st)
         return self.op.test28(v)[0], v
 
-    def infeasible(self, st, tol: float) -> str | None:
+    def infeasible(self, st, tol: float, v=None) -> str | None:
         """``δ_𝒜 <= 3||v_D|| <= 3||v_k|| <= tol`` (Theorem 2.3; ``v_k ∈ b − 𝒜(𝒞)`` and ``v_D`` is its least-norm
         element): ``infeasible`` with the proof of :func:`intersection_proof` (computed once per problem), else
-        ``infeasible_inaccurate``; None while ``3||v_k|| > tol``."""
-        if not 3.0 * self.bk.norm(self.residual(st)) <= tol:
+        ``infeasible_inaccurate``; None while ``3||v_k|| > tol``. ``v``: the residual ``v_k`` when the caller has it."""
+        if not 3.0 * self.bk.norm(self.residual(st) if v is None else v) <= tol:
             return None
         return "infeasible" if self.proof() is not None else "infeasible_inaccurate"
 
     def proof(self):
         """The intersection proof, once per problem (on a host copy of device data: an LP after the run)."""
-        op = esp_operator(self.form.to_host()) if self.dev else self.op
+        op = esp_operator(self.form.to_host())
         return data_cached(self.form, "esp_intersection_proof", lambda: intersection_proof(op))
 
     def solution(self, st, status) -> Solution:
@@ -243,7 +234,7 @@ class _ESPPlan(IterationPlan):
                 "alpha": op.alpha, "L": self.L}
         if self.iteration_bound:
             info.update(self.bounds(st))
-        dual = {"x_c": self.copy(st.xc), "x_d": self.copy(st.xd)}   # in the user's namespace
+        dual = {"x_c": self.bk.copy(st.xc), "x_d": self.bk.copy(st.xd)}   # in the user's namespace
         if not branch:
             if status == "optimal":
                 status = "optimal_inaccurate"
@@ -284,8 +275,8 @@ class ESPFista(_ESPPlan):
     D-ellipsoid strictly above (or the reverse) -- is the certificate, and the status is ``optimal``.
     ``stop="tol"``: the paper's baseline of Table 1, the gradient-mapping norm ``||y_k − x_{k+1}|| <= tol``
     (**typo resolved**: §4.1 prints ``proj_𝒞(x + 𝒜ᵀv_k/L)``; the gradient mapping is taken at ``y_k``); the
-    status is ``optimal`` only if the certified relative gap ``(f(x) − f_lower)/f_lower <= tol`` with ``f_lower > 0`` (see
-    :meth:`~marginkit.operators.ellipsoids.ESPOperator.lower_bound`), else ``optimal_inaccurate``.
+    status is ``optimal`` only if the certified relative gap ``(f(x) − f_lower)/f_lower <= tol`` with
+    ``f_lower > 0`` (see :meth:`~marginkit.operators.ellipsoids.ESPOperator.lower_bound`), else ``optimal_inaccurate``.
     Either way, when ``3||v_k|| <= tol`` without a separator (then ``δ_𝒜 <= tol`` in normalised units) the run
     stops with ``infeasible`` if the hulls provably meet (:func:`intersection_proof`), else ``infeasible_inaccurate``;
     a hyperplane is returned only when (28) certifies it.
@@ -301,8 +292,7 @@ class ESPFista(_ESPPlan):
 
     def setup(self):
         super().setup()
-        # Beck–Teboulle's θ-sequence, no restart (on a device: θ and β as Python numbers, never NumPy scalars)
-        self.rule = MomentumRule(xp=self.bk.xp if self.dev else None)
+        self.rule = MomentumRule(bk=self.bk)   # Beck–Teboulle's θ-sequence, no restart: θ and β are Python numbers
 
     def init(self, rng, warm_start, budget):
         x = self.start(warm_start)
@@ -314,7 +304,7 @@ class ESPFista(_ESPPlan):
 
     def prox(self, u):
         """``proj_𝒞`` blockwise (Beck 2017, Example 6.37) and the image ``𝒜x`` of the projected point."""
-        return self.point(self.project(u[0]), self.project(u[1])), None
+        return self.point(*self.project(*u)), None
 
     def step(self, st):
         x, y, momentum, _ = fista_step(st.x, st.y, st.momentum, descent=self.descent, prox=self.prox, L=self.L,
@@ -323,9 +313,8 @@ class ESPFista(_ESPPlan):
 
     def stop(self, st, budget):
         if self.config.stop == "early":
-            if self.certified_separator(st)[0]:
-                return "optimal"
-            return self.infeasible(st, budget.tol)
+            branch, v = self.certified_separator(st)
+            return "optimal" if branch else self.infeasible(st, budget.tol, v)
         if self.bk.float(st.grad_map) > budget.tol:
             return None
         branch, v = self.certified_separator(st)
@@ -370,7 +359,7 @@ class ESPPdhg(_ESPPlan):
     def step(self, st):
         op = self.op
         gc, gd = op.adjoint(st.dual)
-        x = self.point(self.project(st.xc - self.sigma * gc), self.project(st.xd - self.sigma * gd))
+        x = self.point(*self.project(st.xc - self.sigma * gc, st.xd - self.sigma * gd))
         disp = op.b - (2.0 * x.images[0] - st.Ax)             # y_k − y_{k+1}
         return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=self.step_norm(st.x, x), dual=st.dual - disp, disp=disp)
 
@@ -382,6 +371,5 @@ class ESPPdhg(_ESPPlan):
         return super().certified_separator(st)
 
     def stop(self, st, budget):
-        if self.certified_separator(st)[0]:
-            return "optimal"
-        return self.infeasible(st, budget.tol)
+        branch, v = self.certified_separator(st)   # v: the residual b − 𝒜x_k when no separator was found
+        return "optimal" if branch else self.infeasible(st, budget.tol, v)

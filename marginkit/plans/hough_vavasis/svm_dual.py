@@ -10,11 +10,13 @@ of §3.2 and its parameters (§3.4), the offset (27) of §3.6 and the early stop
 * ``fista`` for :class:`~marginkit.SoftMarginSVM` (:class:`SoftMarginFista`): FISTA with function restart on the
   dual (12), the same knapsack projection onto Ω (13)–(14), a primal–dual gap stop.
 * ``PerturbedSVMPrimal`` (20) reaches :class:`PerturbedDualFista` through a reduction (its ``(w, t)`` are the same).
-* Both run where ``X`` lives (issue 13, ``core/backend.py``): on torch/CuPy/array-api-strict the n-vectors, ``θ``,
-  ``β``, the restart test and ``G_k`` stay on the device (the knapsack multiplier and the offset by the fixed-length
-  bracket searches of :class:`~marginkit.operators.projections.Bracket`), the host sees scalars only in ``stop``,
-  ``measure`` and ``solution`` (and ``p = |T|/n`` per step for the early stop, ``μ > 0``); on dask ``X`` stays
-  chunked and the multiplier and offset use the NumPy finders on host copies of the n-vector.
+* Both are written once against the problem's backend (``core/backend.py``) and run where ``X`` lives: on
+  torch/CuPy/array-api-strict the n-vectors, ``θ``, ``β``, the restart test and ``G_k`` stay on the device (the
+  knapsack multiplier by the fixed-length bracket search of :class:`~marginkit.operators.projections.Bracket`), a
+  step brings no value to the host except ``p = |T|/n`` for the early stop (``μ > 0``); the offset (Algorithm
+  OFFSET, exact, by a sort there) and the certificate are computed where ``stop``, ``measure`` and ``solution`` need
+  them, each number coming to the host once. On dask ``X`` stays chunked and the multiplier and the offset use the
+  NumPy finders on one host copy of the n-vector (``Backend.search``).
 
 The iteration itself is :func:`marginkit.plans.common.fista.fista_step` (the projection of
 :func:`~marginkit.operators.projections.project_svm_dual` injected as its ``prox``). Paper symbols: the FISTA momentum
@@ -27,16 +29,15 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse.linalg as spla
 
 from ...core.backend import NUMPY
-from ...core.linalg import largest_eigenvalue, spectral_norm_sq
+from ...core.linalg import largest_eigenvalue
 from ...core.params import Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
-from ...operators.hinge import best_offset, best_offset_xp, smoothed_hinge, smoothed_hinge_xp, weighted_best_offset
+from ...operators.hinge import best_offset, smoothed_hinge, weighted_best_offset
 from ...operators.projections import (GRID_FRACTIONS, PROJECTIONS, Bracket, project_box_knapsack, project_svm_dual,
                                       weighted_projection)
 from ..common.fista import RESTARTS, Momentum, MomentumRule, Point, constant_momentum, fista_step
@@ -117,11 +118,13 @@ class SVMDualFista(IterationPlan):
         raise NotImplementedError
 
     bk = NUMPY       # where X lives (core/backend.py); setup sets the problem's
-    dev = False      # X is not on the host: vectors and the scalars of a step stay where X lives
 
     def setup(self):
         form = self.form
+        self.bk = bk = getattr(form, "backend", NUMPY)
+        xp = bk.xp
         self.y = form.y
+        self.y_host = bk.host(self.y)   # the labels of the host finders (the same array on NumPy)
         self.n = form.n
         self.kernel = getattr(form, "kernel", None)
         # γ of (12)/(15); with sample weights the per-sample box C_i = C·s_i (an array, see weighted_projection)
@@ -129,19 +132,14 @@ class SVMDualFista(IterationPlan):
         self.box = np.asarray(form.box, float) if weighted else float(form.C) if form.form == "SoftMarginSVM" \
             else float(form.gamma)
         self.box_max = float(np.max(self.box))
-        self.bk = bk = getattr(form, "backend", NUMPY)
-        self.dev = not bk.on_host
-        if self.dev:
-            self.setup_where_the_data_live(form, weighted)
+        zero = xp.zeros_like(self.y[0])
+        self.ub = form.box_n if weighted else zero + self.box   # the box where X lives (n-side, or a 0-d γ)
         self.equality = bool(getattr(form, "bias", True))
         self.mu_problem, self.mu_dual = self.mus()
         self.momentum_variant = self.variant or ("v-fista" if self.mu_dual > 0 else "fista")
-        if self.dev:
+        if self.kernel is None:
             self.X = form.X
-            H2 = self.spectral_norm_sq_where_the_data_live()
-        elif self.kernel is None:
-            self.X = form.X
-            H2 = spectral_norm_sq(form.X)
+            H2 = bk.spectral_norm_sq(form.X)
         else:
             self.K = form.gram()
             Ks = 0.5 * (self.K + self.K.T)
@@ -151,64 +149,42 @@ class SVMDualFista(IterationPlan):
         self.kappa = self.L / self.mu_dual if self.mu_dual > 0 else np.inf
         beta = float(constant_momentum(self.kappa)) if self.momentum_variant == "v-fista" else None
         self.rule = MomentumRule(beta=beta, restart=self.restart, restart_min=getattr(self.config, "restart_min", 1),
-                                 xp=bk.xp if self.dev and bk.kind == "array-api" else None)
-
-    def setup_where_the_data_live(self, form, weighted: bool):
-        """The constants of the device path (issue 13): the box on the n-side (``form.box_n``, or a 0-d γ), the
-        knapsack's target ``Σ_{y=+1} C_i`` and the bracket searches of the projection and the offset. On dask the
-        multiplier and the offset are found by the NumPy finders on a host copy of the n-vector (one gather of ``n``
-        floats per step; ``X`` stays chunked): a bracket search of fixed length builds a graph of a few hundred
-        reductions per step, which dask's scheduler runs two orders of magnitude slower."""
-        bk, xp = self.bk, self.bk.xp
-        zero = xp.zeros_like(self.y[0])
-        self.weighted = weighted
-        self.ub = form.box_n if weighted else zero + self.box
+                                 bk=bk)
+        # the knapsack of the bracket search (an array-API device, see project): Σ_{y=+1} C_i and the search grid
         self.br = Bracket(xp, zero, bk.asarray_d(GRID_FRACTIONS))
-        self.y_host = y_host = bk.host(self.y)
-        self.n_pos = int(np.count_nonzero(y_host > 0))
-        self.target = xp.sum(xp.where(self.y > zero, self.ub, zero)) if weighted else zero + self.box * self.n_pos
-
-    def spectral_norm_sq_where_the_data_live(self) -> float:
-        """``||X||²``: the eigenvalue of the small Gram matrix (``XᵀX`` or ``XXᵀ``, formed where X lives and copied to
-        the host: the same number as :func:`~marginkit.core.linalg.spectral_norm_sq` up to rounding), else Lanczos
-        on host vectors through the backend's products."""
-        bk, X = self.bk, self.X
-        n, d = X.shape
-        if d <= 500 or n <= 500:
-            G = bk.host(X.T @ X if d <= 500 else X @ X.T)
-            m = G.shape[0]
-            return largest_eigenvalue(G, m, dense=lambda: G, exact_below=m)
-        op = spla.LinearOperator((d, d), dtype=float,
-                                 matvec=lambda v: bk.host(bk.rmatvec(X, bk.matvec(X, bk.asarray_d(np.ravel(v))))))
-        return largest_eigenvalue(op, d, tol=1e-6, inflation=1e-5, seed=0)
+        self.target = xp.sum(xp.where(self.y > zero, self.ub, zero)) if weighted \
+            else zero + self.box * int(np.count_nonzero(self.y_host > 0))
+        self.projection_used = bk.search(lambda: self.projection, lambda: "bracket")   # what project runs here
 
     # the data operator ----------------------------------------------------------------------------
     def apply(self, a):
         """``(Hᵀa, HHᵀa)``: ``w = Xᵀ(y∘a)`` and ``y ∘ (Xw)`` (``(None, y ∘ K(y∘a))`` with a kernel)."""
         ya = self.y * a
-        if self.dev:
-            w = self.bk.rmatvec(self.X, ya)
-            return w, self.bk.persist(self.y * self.bk.matvec(self.X, w))
         if self.kernel is not None:
             return None, self.y * (self.K @ ya)
-        w = np.asarray(self.X.T @ ya).ravel()
-        return w, self.y * np.asarray(self.X @ w).ravel()
+        bk = self.bk
+        w = bk.rmatvec(self.X, ya)
+        return w, bk.persist(self.y * bk.matvec(self.X, w))
 
     def project(self, a, tau0=None):
-        """``(proj_Ω(a), τ)``; ``tau0`` warm-starts the knapsack multiplier (Newton from the last iteration's τ)."""
-        if self.dev and self.bk.kind == "dask" and self.equality:   # the NumPy finders on a host copy (see setup)
-            r, tau = self.project_on_host(self.bk.host(a), tau0)
-            return self.bk.asarray_n(r), tau
-        if self.dev:   # the bracket search in the data's namespace (no warm start: it has a fixed length)
-            return project_box_knapsack(a, self.y, self.ub, self.target, self.equality, self.br)
-        return self.project_on_host(a, tau0)
+        """``(proj_Ω(a), τ)``: the box alone is elementwise, where ``a`` lives; with ``yᵀa = 0`` the multiplier ``τ`` is
+        the backend's search: the NumPy finders (:meth:`project_exact`; ``tau0`` warm-starts Newton from the last
+        iteration's τ) on NumPy and on one host copy on dask, the bracket search of fixed length on an array-API
+        device (no warm start, no synchronisation)."""
+        bk = self.bk
+        if not self.equality:
+            return bk.xp.minimum(bk.xp.maximum(a, 0.0), self.ub), 0.0
+        return bk.search(lambda v: self.project_exact(v, tau0),
+                         lambda v: project_box_knapsack(v, self.y, self.ub, self.target, True, self.br), a)
 
-    def project_on_host(self, a, tau0=None):
-        y = self.y if not self.dev else self.y_host
+    def project_exact(self, a, tau0=None):
+        """The knapsack projection of a NumPy vector by the exact finders, placed back where X lives."""
         if isinstance(self.box, np.ndarray):
-            return weighted_projection(a, y, self.box, self.equality)
-        return project_svm_dual(a, y, self.box, equality=self.equality, method=self.projection, tau0=tau0,
-                                return_tau=True)
+            r, tau = weighted_projection(a, self.y_host, self.box, True)
+        else:
+            r, tau = project_svm_dual(a, self.y_host, self.box, equality=True, method=self.projection, tau0=tau0,
+                                      return_tau=True)
+        return self.bk.asarray_n(r), tau
 
     # the callables of the FISTA core (it minimises −g) ------------------------------------------------
     def descent(self, z: Point):
@@ -222,52 +198,42 @@ class SVMDualFista(IterationPlan):
         return Point((r,), (Qr,)), (w, tau)
 
     def negative_value(self, x: Point) -> float:
-        """``−g(r)`` for the function restart (the core minimises)."""
-        r, Qr = x.blocks[0], x.images[0]
-        if self.dev:   # a 0-d array on a device (the restart test stays there), a float on dask
-            bk = self.bk
-            v = -(bk.xp.sum(r) - 0.5 * bk.vdot(r, Qr) - 0.5 * self.mu_dual * bk.vdot(r, r))
-            return bk.float(v) if bk.kind == "dask" else v
-        return -float(r.sum() - 0.5 * np.dot(r, Qr) - 0.5 * self.mu_dual * np.dot(r, r))
+        """``−g(r)`` for the function restart (the core minimises): a float, a 0-d array on a device (the restart
+        test stays there)."""
+        bk, r, Qr = self.bk, x.blocks[0], x.images[0]
+        return bk.lazy(-(bk.sum(r) - 0.5 * bk.vdot(r, Qr) - 0.5 * self.mu_dual * bk.vdot(r, r)))
 
     # certificate -----------------------------------------------------------------------------------
     def values(self, st):
         """``(P(w, b), g(r), b)`` for the problem's own μ: the primal at the best offset and the dual value
-        (computed once per state: the offset is O(n) for μ = 0, see :func:`~marginkit.operators.hinge.best_offset`)."""
+        (computed once per state: the offset is O(n) for μ = 0, see :func:`~marginkit.operators.hinge.best_offset`),
+        where X lives; the numbers come to the host together at the end."""
         if st.vals is not None:
             return st.vals
-        mu = self.mu_problem
-        if self.dev and (self.bk.kind != "dask" or not self.equality):   # no offset: elementwise, on the workers
-            st.vals = self.values_where_the_data_live(st, mu)
-        elif self.dev:
-            st.vals = self.values_on_host(self.bk.host(st.r), self.bk.host(st.Qr), self.y_host, mu)
-        else:
-            st.vals = self.values_on_host(st.r, st.Qr, self.y, mu)
+        mu, bk, xp = self.mu_problem, self.bk, self.bk.xp
+        f = self.y * st.Qr                 # x_iᵀw (or the kernel expansion) at w = Hᵀr
+        norm_w2 = bk.vdot(st.r, st.Qr)
+        b = self.offset(f, mu) if self.equality else 0.0
+        hinge = bk.sum(smoothed_hinge(self.y * (f + b), self.ub, mu, xp))
+        rr = bk.vdot(st.r, st.r) if mu else 0.0
+        norm_w2, hinge, r_sum, rr = bk.floats(norm_w2, hinge, bk.sum(st.r), rr)
+        st.vals = 0.5 * norm_w2 + hinge, r_sum - 0.5 * norm_w2 - 0.5 * mu * rr, b
         return st.vals
 
-    def values_on_host(self, r, Qr, y, mu):
-        f = y * Qr                         # x_iᵀw (or the kernel expansion) at w = Hᵀr
-        norm_w2 = float(np.dot(r, Qr))
-        if not self.equality:
-            b = 0.0
-        elif mu == 0 and isinstance(self.box, np.ndarray):
-            b = weighted_best_offset(f, y, self.box)
-        else:
-            b = best_offset(f, y, self.box, mu)
-        primal = 0.5 * norm_w2 + float(smoothed_hinge(y * (f + b), self.box, mu).sum())
-        dual = float(r.sum() - 0.5 * norm_w2 - 0.5 * mu * np.dot(r, r))
-        return primal, dual, b
+    def offset(self, f, mu: float) -> float:
+        """Algorithm OFFSET for the scores ``f`` (:func:`~marginkit.operators.hinge.weighted_best_offset` for a box per
+        sample and ``μ = 0``, else :func:`~marginkit.operators.hinge.best_offset`), by the backend's search: on the
+        host on NumPy and on one host copy of ``f`` on dask, in the data's namespace on an array-API device."""
+        weighted = mu == 0 and isinstance(self.box, np.ndarray)
+        xp = self.bk.xp
 
-    def values_where_the_data_live(self, st, mu):
-        """:meth:`values` computed in the data's namespace; the three numbers come to the host at the end."""
-        bk, xp, br = self.bk, self.bk.xp, self.br
-        f = self.y * st.Qr
-        norm_w2 = bk.vdot(st.r, st.Qr)
-        b = br.zero if not self.equality else best_offset_xp(f, self.y, self.ub, mu, br, self.n_pos, self.weighted)
-        hinge = xp.sum(smoothed_hinge_xp(self.y * (f + b), self.ub, mu, br))
-        rr = bk.vdot(st.r, st.r) if mu else 0.0
-        norm_w2, hinge, r_sum, rr, b = (bk.float(v) for v in (norm_w2, hinge, xp.sum(st.r), rr, b))
-        return 0.5 * norm_w2 + hinge, r_sum - 0.5 * norm_w2 - 0.5 * mu * rr, b
+        def host_offset(f):
+            y = self.y_host
+            return weighted_best_offset(f, y, self.box) if weighted else best_offset(f, y, self.box, mu)
+
+        def device_offset(f):
+            return weighted_best_offset(f, self.y, self.ub, xp) if weighted else best_offset(f, self.y, self.ub, mu, xp)
+        return self.bk.search(host_offset, device_offset, f)
 
     def relative_gap(self, st) -> float:
         primal, dual, _ = self.values(st)
@@ -289,28 +255,28 @@ class SVMDualFista(IterationPlan):
         dual method (its ``dual["a"]``) or a vector of length n, projected onto Ω."""
         dual = getattr(warm_start, "dual", None)
         r = parse_warm_start(dual["a"] if isinstance(dual, dict) and "a" in dual else warm_start, self.n, attr="a")
-        if self.dev:
-            bk = self.bk
-            r = bk.zeros_n(self.n) if r is None else self.project(bk.asarray_n(r))[0]
-            w, Qr = self.apply(r)
-            x = Point((r,), (Qr,))
-            return SVMState(k=0, x=x, w=w, z=x, certified=bk.zeros_n(self.n) > 1.0)
-        r = np.zeros(self.n) if r is None else self.project(r)[0]
+        bk = self.bk
+        r = bk.zeros_n(self.n) if r is None else self.project(bk.asarray_n(r))[0]
         w, Qr = self.apply(r)
         x = Point((r,), (Qr,))
-        return SVMState(k=0, x=x, w=w, z=x, certified=np.zeros(self.n, bool))
+        return SVMState(k=0, x=x, w=w, z=x, certified=bk.zeros_n(self.n) > 1.0)
 
     def step(self, st):
+        """A FISTA step, then the bookkeeping of §4.2 with ``G_k``, ``D_k`` floats (0-d arrays on a device); the
+        certified set is counted on the host only for ``μ > 0`` (the stall rule needs ``p``; with ``μ = 0`` it stays
+        empty)."""
+        bk = self.bk
         x, z, momentum, (w, tau) = fista_step(st.x, st.z, st.momentum, descent=self.descent,
                                               prox=lambda u: self.prox(u, st.tau), L=self.L, rule=self.rule,
                                               value=self.negative_value)
         r = x.blocks[0]
-        if self.dev:
-            return self.step_where_the_data_live(st, x, z, momentum, w, tau)
-        G = float(np.linalg.norm(st.z.blocks[0] - r))
-        D = 2.0 * self.kappa * G if self.mu_dual > 0 else np.inf
-        certified = st.certified | (self.box - r > D) if self.mu_dual > 0 else st.certified
-        p = float(np.count_nonzero(certified)) / self.n
+        z = Point((bk.persist(z.blocks[0]),), (bk.persist(z.images[0]),))   # dask: the graph never grows
+        G = bk.lazy_norm(st.z.blocks[0] - r)
+        D, certified, p = np.inf, st.certified, 0.0
+        if self.mu_dual > 0:
+            D = 2.0 * self.kappa * G
+            certified = bk.persist(st.certified | (self.ub - r > D))
+            p = bk.float(bk.xp.count_nonzero(certified)) / self.n
         p_best, stale = st.p_best, st.stale
         if p > p_best + self.delta_min:
             p_best, stale = p, 0
@@ -318,27 +284,6 @@ class SVMDualFista(IterationPlan):
             stale += 1
         return SVMState(k=st.k + 1, x=x, w=w, z=z, momentum=momentum, grad_map=G, dist_bound=D, certified=certified,
                         p_best=p_best, stale=stale, tau=tau)
-
-    def step_where_the_data_live(self, st, x, z, momentum, w, tau):
-        """The bookkeeping of :meth:`step` with ``G_k``, ``D_k`` as 0-d arrays (floats on dask); the certified set
-        is counted on the host only for ``μ > 0`` (the stall rule needs ``p``; with ``μ = 0`` it stays empty)."""
-        bk = self.bk
-        r = x.blocks[0]
-        z_next = Point(tuple(bk.persist(v) for v in z.blocks), tuple(bk.persist(v) for v in z.images))
-        G = bk.lazy_norm(st.z.blocks[0] - r)
-        certified, p = st.certified, 0.0
-        D = np.inf
-        if self.mu_dual > 0:
-            D = 2.0 * self.kappa * G
-            certified = bk.persist(st.certified | (self.ub - r > D))
-            p = bk.float(bk.xp.sum(bk.xp.where(certified, self.br.zero + 1.0, self.br.zero))) / self.n
-        p_best, stale = st.p_best, st.stale
-        if p > p_best + self.delta_min:
-            p_best, stale = p, 0
-        elif p_best > 0:
-            stale += 1
-        return SVMState(k=st.k + 1, x=x, w=w, z=z_next, momentum=momentum, grad_map=G, dist_bound=D,
-                        certified=certified, p_best=p_best, stale=stale, tau=tau)
 
     def measure(self, st) -> dict:
         primal, dual, _ = self.values(st)
@@ -361,45 +306,28 @@ class SVMDualFista(IterationPlan):
         return None
 
     def snapshot(self, st):
-        if self.dev:
-            return self.bk.host(st.w)
-        return None if st.w is None else st.w.copy()
+        return None if st.w is None else np.array(self.bk.host(st.w))
 
     def solution(self, st, status) -> Solution:
+        """The result: ``w`` in the user's namespace (NumPy for dask), ``dual["a"]`` where X lives, the class-wise
+        parts ``u``, ``v`` and the certified set as host copies."""
+        bk = self.bk
         primal, dual, b = self.values(st)
         cert = self.certificate(primal, dual)
-        cert.update(relative_gap=self.relative_of(primal, dual), gradient_mapping=st.grad_map)
-        info = {"stop": self.config.stop, "variant": self.momentum_variant, "projection": self.projection,
+        cert.update(relative_gap=self.relative_of(primal, dual), gradient_mapping=bk.float(st.grad_map))
+        info = {"stop": self.config.stop, "variant": self.momentum_variant, "projection": self.projection_used,
                 "L": self.L, "mu": self.mu_dual}
-        if self.dev:
-            return self.solution_where_the_data_live(st, status, b, cert, info)
-        if self.mu_dual > 0:
-            T = np.flatnonzero(st.certified)
-            f = self.y * st.Qr + b
-            cert["distance_bound"] = st.dist_bound
-            info.update(kappa=self.kappa, certified=T, certified_fraction=T.size / self.n,
-                        separates_certified=bool(np.all(self.y[T] * f[T] > 0)))
-        a = st.r.copy()
-        return Solution(w=None if st.w is None else st.w.copy(), b=b, status=status, certificate=cert,
-                        dual={"a": a, "u": a[self.y > 0], "v": a[self.y < 0]}, info=info,
-                        dual_coef=self.y * a if self.kernel is not None else None)
-
-    def solution_where_the_data_live(self, st, status, b, cert, info) -> Solution:
-        """:meth:`solution` with ``w`` in the user's namespace (NumPy for dask), ``dual["a"]`` where X lives and
-        the class-wise parts ``u``, ``v`` and the certified set as host copies."""
-        bk = self.bk
-        cert["gradient_mapping"] = bk.float(st.grad_map)
-        info["projection"] = "bracket"
-        a_host, y_host = bk.host(st.r), bk.host(self.y)
+        a_host, y_host = bk.host(st.r), self.y_host
         if self.mu_dual > 0:
             T = np.flatnonzero(bk.host(st.certified))
             f = y_host * bk.host(st.Qr) + b
             cert["distance_bound"] = bk.float(st.dist_bound)
             info.update(kappa=self.kappa, certified=T, certified_fraction=T.size / self.n,
                         separates_certified=bool(np.all(y_host[T] * f[T] > 0)))
-        a = bk.xp.asarray(st.r, copy=True) if bk.kind == "array-api" else st.r
-        return Solution(w=bk.xd.asarray(st.w, copy=True), b=b, status=status, certificate=cert,
-                        dual={"a": a, "u": a_host[y_host > 0], "v": a_host[y_host < 0]}, info=info)
+        a = bk.copy(st.r)
+        return Solution(w=None if st.w is None else bk.xd.asarray(st.w, copy=True), b=b, status=status,
+                        certificate=cert, dual={"a": a, "u": a_host[y_host > 0], "v": a_host[y_host < 0]}, info=info,
+                        dual_coef=self.y * a if self.kernel is not None else None)
 
     def certificate(self, primal, dual) -> dict:
         return {"primal": primal, "dual": dual, "duality_gap": primal - dual}
