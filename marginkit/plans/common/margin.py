@@ -185,7 +185,6 @@ class MarginPlan(IterationPlan):
         return Solution(w=self.bk.xd.asarray(state.w, copy=True), status=status, certificate=cert)
 
 
-
 def softmax(s, xp=np):
     """Stable ``softmax(s)`` (subtract the max; updating a stored q multiplicatively underflows); ``xp``: the
     namespace."""

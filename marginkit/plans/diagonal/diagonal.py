@@ -367,7 +367,7 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
         bk = self.bk
         m, nsq, ub = self.margin(st), bk.float(self.norm_sq(st.u, st.s)), bk.float(st.dual_bound)
         return {"margin": m, "margin_upper": ub, "gap_bound": ub - m,
-                "norm_w": math.sqrt(nsq), "dual_potential": 0.5 * nsq + bk.float(bk.xp.sum(st.u))}
+                "norm_w": math.sqrt(nsq), "dual_potential": 0.5 * nsq + bk.float(bk.lazy_sum(st.u))}
 
     def solution(self, st, status) -> Solution:
         m, ub = self.margin(st), self.bk.float(st.dual_bound)
@@ -467,9 +467,8 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
         """``(primal P(w), dual 1ᵀa − ½||w||²)`` of the soft-margin problem at the iterate."""
         bk = self.bk
         half_nsq = 0.5 * bk.float(self.norm_sq(st.u, st.s))
-        primal = half_nsq + self.C * bk.float(bk.xp.sum(bk.clip(1.0 - st.s, 0.0)))
-        return primal, -bk.float(bk.xp.sum(st.u)) - half_nsq
-
+        primal = half_nsq + self.C * bk.float(bk.lazy_sum(bk.clip(1.0 - st.s, 0.0)))
+        return primal, -bk.float(bk.lazy_sum(st.u)) - half_nsq
 
     def measure(self, st) -> dict:
         primal, dual = self.values(st)

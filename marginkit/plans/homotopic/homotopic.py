@@ -149,7 +149,6 @@ class Point:
         return self
 
 
-
 @dataclass
 class HomotopyState:
     t: int                    # subgradient evaluations so far (the paper's T)
@@ -323,7 +322,7 @@ class HomotopicSubgradient(MarginPlan):
     def stage_objective(self, p: Point, lam: float) -> float:
         """``f_λ(w) = σ Σ hinge(y_i(x_iᵀw + b)) + (λ/2)||w||²`` (the offset is not regularised)."""
         bk = self.bk
-        hinge = bk.float(bk.xp.sum(bk.clip(1.0 - (p.s + self.y * p.b), 0.0)))
+        hinge = bk.float(bk.lazy_sum(bk.clip(1.0 - (p.s + self.y * p.b), 0.0)))
         return self.sigma * hinge + 0.5 * lam * bk.float(bk.vdot(p.w, p.w))
 
     # certificate ------------------------------------------------------------------------------------------
@@ -383,5 +382,4 @@ class HomotopicSubgradient(MarginPlan):
         self.add_hull_proof(cert, status)
         b = self.posthoc_bias(p) if self.bias else 0.0
         return Solution(w=self.bk.xd.asarray(p.w, copy=True), b=b, status=status, certificate=cert,
-
                         info={"learned_bias": self.bk.float(p.b)} if self.bias else {})

@@ -325,7 +325,6 @@ def sigmoid(s, xp=np):
     """``σ(s)`` in any namespace without overflow: ``1/(1+z)`` for ``s >= 0`` and ``z/(1+z)`` below, ``z = e^{−|s|}``
     (``where`` in place of masks: no synchronisation, and faster than masks on NumPy)."""
     z = xp.exp(-xp.abs(s))
-
     return xp.where(s >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
 
 
