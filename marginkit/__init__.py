@@ -34,7 +34,7 @@ _LAZY_MODULES = ("datasets", "catalog", "crossval", "estimator", "cli", "core", 
 # ``marginkit.crossval``, ...) keep working and name the same module objects. ``describe``, ``path`` and ``certify``
 # are not aliased: on the package those names are the functions.
 _MOVED = {f"{__name__}.{m}": f"{__name__}.api.{m}"
-          for m in ("datasets", "crossval", "estimator", "cli", "bounds", "report")}
+          for m in ("datasets", "crossval", "estimator", "cli", "bounds", "report", "testing")}
 
 
 class _MovedModuleFinder(_abc.MetaPathFinder, _abc.Loader):

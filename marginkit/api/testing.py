@@ -35,13 +35,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.params import config_fields
-from .core.result import STATUSES
-from .core.validation import ProblemError
-from .engine.graph import methods
-from .engine.plugins import ARRAY_KINDS, MethodCard, registered
-from .engine.runloop import Budget, IterationPlan
-from .formulations.base import Problem
+from ..core.params import config_fields
+from ..core.result import STATUSES
+from ..core.validation import ProblemError
+from ..engine.graph import methods
+from ..engine.plugins import ARRAY_KINDS, MethodCard, registered
+from ..engine.runloop import Budget, IterationPlan
+from ..formulations.base import Problem
 
 __all__ = ["OBLIGATIONS", "Obligation", "PlanContractError", "check_obligation", "check_plan"]
 
