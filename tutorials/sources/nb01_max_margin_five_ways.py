@@ -102,7 +102,7 @@ CELLS = [
     the solver. `P.constants()` adds the data-dependent constants the papers' bounds use, among them the
     **support vectors**: the examples whose constraint is active, $y_i x_i^\top w^* = 1$. By complementary
     slackness only they can carry a positive multiplier $a_i$.
-    """),
+    """),  # noqa: E501 -- a markdown table row cannot be wrapped
     code("""
     prob = P.compile("cvxpy")
     print(type(prob).__name__, prob.size_metrics.num_scalar_variables, "variables,",
@@ -154,7 +154,7 @@ CELLS = [
     relative objective gap, relative margin gap $(\gamma^* - \gamma(w))/\gamma^*$, angle gap
     $1 - \cos\angle(w, w^*)$, and `agrees` — whether the margin gap is within the tolerance documented for that
     method at 1,000 iterations (its proven rate at work, so slow methods get loose tolerances).
-    """),
+    """),  # noqa: E501 -- a markdown table row cannot be wrapped
     FIVE,
     md(r"""
     How to read it:
@@ -300,7 +300,8 @@ SOLUTIONS = [
     for tol in (1e-2, 1e-3):
         res = P.solve("dual-accelerated", tol=tol, max_iter=100_000)
         true = (ref.margin - res.margin) / ref.margin
-        print(f"{tol:>8.0e} {res.status:>10} {res.iterations:>10} {res.certificate['relative_gap_bound']:>14.2e} {true:>10.2e}")
+        print(f"{tol:>8.0e} {res.status:>10} {res.iterations:>10} "
+              f"{res.certificate['relative_gap_bound']:>14.2e} {true:>10.2e}")
     """),
     md(r"""
     The certified gap (upper bound minus achieved margin, relative) is always above the true gap: the
@@ -326,7 +327,8 @@ SOLUTIONS = [
     """),
     code("""
     import time
-    print(f"{'per class':>9} {'n':>5} {'margin':>9} {'#SV':>4} {'cvxpy s':>8} {'dual-acc s':>10} {'dual-acc iters':>14}")
+    print(f"{'per class':>9} {'n':>5} {'margin':>9} {'#SV':>4} {'cvxpy s':>8} "
+          f"{'dual-acc s':>10} {'dual-acc iters':>14}")
     for k in (50, 100, 200):
         Xk, yk = datasets.mnist_pair(0, 1, per_class=k)
         Pk = mk.MaxMargin(Xk, yk)
@@ -337,10 +339,10 @@ SOLUTIONS = [
     """),
     md(r"""
     (The full problem, 500 per class, is the one of the lab. The rows are rescaled by the largest norm of each
-    subset, so the margins are comparable only approximately.) Adding constraints can only shrink the feasible set of $\min\tfrac12\|w\|^2$, so on nested data
-    sets the max margin never grows; the number of support vectors grows slowly. CVXPY's time grows with $n$
-    (and with $d = 784$ variables), while a first-order step costs $O(nd)$ and the number of steps depends on the
-    margin, not directly on $n$.
+    subset, so the margins are comparable only approximately.) Adding constraints can only shrink the feasible set
+    of $\min\tfrac12\|w\|^2$, so on nested data sets the max margin never grows; the number of support vectors
+    grows slowly. CVXPY's time grows with $n$ (and with $d = 784$ variables), while a first-order step costs $O(nd)$
+    and the number of steps depends on the margin, not directly on $n$.
 
     ## Exercise 5 — two more methods
     """),

@@ -76,7 +76,8 @@ CELLS = [
     $w^* = \arg\min\{\tfrac12\|w\|^2 : z_i^\top w \ge 1\}$. For the hinge loss (unlike the logistic or exponential
     losses, whose minimisers run off to infinity) something stronger holds: **$w_\lambda = w^*$ exactly for all
     $\lambda \le \lambda^*$** (Rosset–Zhu–Hastie; AP §3; MNW §2). In terms of the dual (AP eq. 4.9),
-    $$D_\lambda(u) = \tfrac12\|Z^\top u\|^2 + \mathbf 1^\top u, \qquad u \in [-1/\lambda,\, 0]^n, \qquad w_\lambda = -Z^\top u_\lambda ,$$
+    $$D_\lambda(u) = \tfrac12\|Z^\top u\|^2 + \mathbf 1^\top u, \qquad u \in [-1/\lambda,\, 0]^n,
+    \qquad w_\lambda = -Z^\top u_\lambda ,$$
     the regularization is a *box* on the multipliers; once the box contains a hard-margin multiplier $u^*$
     ($\lambda \|u^*\|_\infty \le 1$) it no longer binds. So $\lambda^* = 1/\min_{u^*}\|u^*\|_\infty$, a linear
     program that `constants()` solves (digest §0.2).
@@ -93,7 +94,8 @@ CELLS = [
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     axes[0].semilogx(lams, dist, "o-", ms=3)
     axes[0].axvline(lam_star, color="k", ls="--", lw=1, label=rf"$\\lambda^* = {lam_star:.3g}$")
-    axes[0].set_xlabel(r"regularization $\\lambda$  (C = 1/$\\lambda$)"); axes[0].set_ylabel(r"$\\|w_\\lambda - w^*\\|$")
+    axes[0].set_xlabel(r"regularization $\\lambda$  (C = 1/$\\lambda$)")
+    axes[0].set_ylabel(r"$\\|w_\\lambda - w^*\\|$")
     axes[0].set_title("Explicit path (CVXPY soft-margin SVM, no bias)"); axes[0].legend()
     axes[1].scatter(*X[y > 0].T, s=12, c="C3", label="+1"); axes[1].scatter(*X[y < 0].T, s=12, c="C0", label="−1")
     xs = np.linspace(-3.2, 3.2, 2)
@@ -116,7 +118,8 @@ CELLS = [
 
     Instead of solving $D_\lambda$ for one $\lambda$, AP take **one projected-gradient step per value of a
     decreasing sequence $\lambda_t \to 0$** (Algorithm 1, eqs. 4.1–4.3), starting at $u_0 = 0$:
-    $$u_{t+1} = \Pi_{[-1/\lambda_t,\,0]^n}\!\big(u_t - \gamma\,(Qu_t + \mathbf 1)\big),\qquad w_{t+1} = -Z^\top u_{t+1},\qquad Q = ZZ^\top,\ \gamma = 1/\|Q\|.$$
+    $$u_{t+1} = \Pi_{[-1/\lambda_t,\,0]^n}\!\big(u_t - \gamma\,(Qu_t + \mathbf 1)\big),\qquad
+    w_{t+1} = -Z^\top u_{t+1},\qquad Q = ZZ^\top,\ \gamma = 1/\|Q\|.$$
     The box widens as $\lambda_t$ decreases ("diagonal": the iteration moves along the path and towards its end at
     once). AP prove $w_t \to w^*$ for *any* schedule decreasing to 0, linearly fast (Thm 5.1) when
     $\lambda_0 \le \lambda^*$; the inertial Algorithm 2 (FISTA-type extrapolation with parameter $\alpha \ge 3$)
@@ -165,8 +168,10 @@ CELLS = [
     T_budget = 50_000
     runs = {
         "diagonal (AP Alg. 1)": P.solve("diagonal", lambda0=4.0, max_iter=3000, tol=0),
-        "diagonal-inertial, α = 10 (AP Alg. 2)": P.solve("diagonal-inertial", lambda0=4.0, alpha=10, max_iter=3000, tol=0),
-        "homotopic (MNW)": P.solve("homotopic", lambda0=4 * lam_star / len(y), stage_growth=16, max_iter=T_budget, tol=0),
+        "diagonal-inertial, α = 10 (AP Alg. 2)": P.solve("diagonal-inertial", lambda0=4.0, alpha=10, max_iter=3000,
+                                                         tol=0),
+        "homotopic (MNW)": P.solve("homotopic", lambda0=4 * lam_star / len(y), stage_growth=16, max_iter=T_budget,
+                                   tol=0),
         "gd, logistic loss": P.solve("gd", loss="logistic", max_iter=20_000, tol=0),
     }
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -180,17 +185,21 @@ CELLS = [
     axes[0].loglog(t, 0.5 / t, "k:", lw=1, label=r"guide $1/t$ (AP Thm 5.2)")
     axes[0].loglog(t, 0.5 * t ** (-1 / 6), "k--", lw=1, label=r"guide $T^{-1/6}$ (MNW, $\\delta = 2$)")
     axes[0].set_ylim(1e-13, 3); axes[0].set_xlabel("iteration t  (subgradient steps T)")
-    axes[0].set_ylabel(r"$\\|w_t - w^*\\|$"); axes[0].set_title("Distance to the hard-margin solution"); axes[0].legend(fontsize=8)
+    axes[0].set_ylabel(r"$\\|w_t - w^*\\|$"); axes[0].set_title("Distance to the hard-margin solution")
+    axes[0].legend(fontsize=8)
     axes[1].loglog(t, 0.5 / np.log(t + 1), "k-.", lw=1, label=r"guide $1/\\log t$ (GD)")
     axes[1].set_ylim(1e-13, 3); axes[1].set_xlabel("iteration t")
-    axes[1].set_ylabel(r"margin gap $\\gamma^* - \\gamma(w_t)$"); axes[1].set_title("Margin gap"); axes[1].legend(fontsize=8)
+    axes[1].set_ylabel(r"margin gap $\\gamma^* - \\gamma(w_t)$"); axes[1].set_title("Margin gap")
+    axes[1].legend(fontsize=8)
     fig.tight_layout(); plt.show()
     for name, res in runs.items():
-        print(f"{name:40s} iterations {res.iterations:6d}  time {res.time:.2f}s  margin gap {ref.margin - res.margin:.2e}")
+        print(f"{name:40s} iterations {res.iterations:6d}  time {res.time:.2f}s  "
+              f"margin gap {ref.margin - res.margin:.2e}")
 
     # what the text below reads off the figure: the inertial method is ahead of Algorithm 1 (down to rounding),
     # the homotopic error stays on its plateau during stages 0-2 and drops after, logistic GD's gap grows first
-    d1, d2 = (runs[k].trace["dist_to_opt"][-1] for k in ("diagonal (AP Alg. 1)", "diagonal-inertial, α = 10 (AP Alg. 2)"))
+    d1, d2 = (runs[k].trace["dist_to_opt"][-1]
+              for k in ("diagonal (AP Alg. 1)", "diagonal-inertial, α = 10 (AP Alg. 2)"))
     assert d2 < d1 and d2 < 1e-9
     hom = runs["homotopic (MNW)"].trace
     plateau = hom["dist_to_opt"][(hom["stage"] <= 2) & (hom["iteration"] > 0)]
@@ -321,7 +330,8 @@ CELLS = [
     g1, g2 = np.meshgrid(np.linspace(-2.6, 2.6, 110), np.linspace(-2.6, 2.6, 110))
     K_grid = rbf_kernel(np.column_stack([g1.ravel(), g2.ravel()]), X_train, gamma=kernel_gamma)
     snapshots = [10, 100, 1000, T_kernel]
-    fast = {t: st.u.copy() for t, st in enumerate(Pk.compile("diagonal", schedule="inverse", lambda0=8.0).iterate(T_kernel))
+    fast = {t: st.u.copy()
+            for t, st in enumerate(Pk.compile("diagonal", schedule="inverse", lambda0=8.0).iterate(T_kernel))
             if t in snapshots}
     slow = list(Pk.compile("diagonal", schedule="inverse-log", lambda0=8.0).iterate(T_kernel))[-1].u
 
@@ -408,7 +418,8 @@ SOLUTIONS = [
     print("r_t non-increasing:", bool(np.all(np.diff(r) <= 1e-12 * abs(D_star))))
     print("½||w_t - w*||² <= r_t:", bool(np.all(half_dist_sq <= r + 1e-12)))
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    ax.semilogy(np.clip(r, 1e-17, None), label="$r_t$"); ax.semilogy(np.clip(half_dist_sq, 1e-17, None), label=r"$\\frac{1}{2}\\|w_t - w^*\\|^2$")
+    ax.semilogy(np.clip(r, 1e-17, None), label="$r_t$")
+    ax.semilogy(np.clip(half_dist_sq, 1e-17, None), label=r"$\\frac{1}{2}\\|w_t - w^*\\|^2$")
     ax.set_xlabel("iteration t"); ax.set_ylabel("value"); ax.legend(); plt.show()
     """),
     md(r"""
@@ -422,7 +433,8 @@ SOLUTIONS = [
         res = P.solve("diagonal", schedule="constant", lambda0=lam, max_iter=5000, tol=0)
         raw = X.T @ (res.dual["a"] * y)            # the iterate itself: w_t = -Zᵀu_t = Σ a_i y_i x_i, a = -u
         w_soft = mk.SoftMarginSVM(X, y, C=1 / lam, bias=False).reference().w
-        print(f"λ = {lam:6.3f}: iterate {raw},  CVXPY w_λ {w_soft},  ||w_λ - w*|| = {np.linalg.norm(w_soft - w_star):.3f}")
+        print(f"λ = {lam:6.3f}: iterate {raw},  CVXPY w_λ {w_soft},  "
+              f"||w_λ - w*|| = {np.linalg.norm(w_soft - w_star):.3f}")
     """),
     md(r"""
     (`res.w` of a `MaxMargin` result is rescaled onto the constraint set $\min_i y_i x_i^\top w = 1$, so we read the

@@ -104,7 +104,8 @@ CELLS = [
     print(f"{'t':>5} {'||w_t||':>11} {'margin γ(w_t)':>14} {'upper bound':>12} {'max q_t':>9}")
     for t in (0, 1, 2, 3, 10, 100, 1000, 2000):
         st = states[t]
-        print(f"{t:>5} {np.linalg.norm(st.w):>11.4g} {P.margin_of(st.w):>14.6f} {st.dual_bound:>12.6f} {st.q.max():>9.4f}")
+        print(f"{t:>5} {np.linalg.norm(st.w):>11.4g} {P.margin_of(st.w):>14.6f} {st.dual_bound:>12.6f} "
+              f"{st.q.max():>9.4f}")
     print(f"{'':>5} {'':>11} {'γ̄ =':>14} {gamma_bar:>12.6f}")
     # what the text below reads off the table: the margin climbs to γ̄ from below, the bound comes down from above
     assert all(P.margin_of(states[t].w) <= gamma_bar + 1e-9 <= states[t].dual_bound + 2e-9 for t in (100, 1000, T))
@@ -164,13 +165,13 @@ CELLS = [
     The mirror step is a *multiplicative* update: in log coordinates it adds $-\frac{\theta_t}{\lambda_t}Z(Z^\top\nu_t)$
     to $\log q_t$, which is exactly $Z(w_{t+1} - w_t)$. By induction $\log q_t = Z w_t + \text{const}$, i.e.
     **$q_t = \mathrm{softmax}(Z w_t)$: the primal iterate is the dual iterate in mirror (logarithmic) coordinates.**
-    We therefore implement the mirror step through $s = Zw$ (multiplying a stored $q$ again and again loses its small entries to underflow, and an entry that is 0
-    stays 0).
+    We therefore implement the mirror step through $s = Zw$ (multiplying a stored $q$ again and again loses its small
+    entries to underflow, and an entry that is 0 stays 0).
 
     The two forms are related by $\beta_t = \lambda_{t-1}(1-\lambda_t)/\lambda_t = t/(t+1)$ and by
     $Z^\top \mu_t = 2 g_t / t$ (digest A2.2; JST Lemma C.1). The next cell runs the dual form and checks both
     identities.
-    """),
+    """),  # noqa: E501 -- a markdown table row cannot be wrapped
     code("""
     q = np.full(n, 1.0 / n)
     mu, w = q.copy(), np.zeros(d)
@@ -214,11 +215,13 @@ CELLS = [
 
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.semilogx(ts, upper, label=r"upper bound $2\\|g_t\\|/t$ (Thm 3.1(2))")
-    ax.semilogx(ts, np.sqrt(np.clip(lower_sq, 0, None)), label=r"lower bound $\\sqrt{4\\|g_t\\|^2/t^2 - 8\\ln n/(t+1)^2}$")
+    ax.semilogx(ts, np.sqrt(np.clip(lower_sq, 0, None)),
+                label=r"lower bound $\\sqrt{4\\|g_t\\|^2/t^2 - 8\\ln n/(t+1)^2}$")
     ax.semilogx(ts, margins, label=r"achieved margin $\\gamma(w_t)$")
     ax.axhline(gamma_bar, color="k", ls="--", lw=1, label=r"$\\bar\\gamma$ (CVXPY)")
     ax.set_ylim(0, 3 * gamma_bar)
-    ax.set_xlabel("iteration t"); ax.set_ylabel("margin"); ax.set_title("Certified interval around the max margin (digits 3 vs 5)")
+    ax.set_xlabel("iteration t"); ax.set_ylabel("margin")
+    ax.set_title("Certified interval around the max margin (digits 3 vs 5)")
     ax.legend(fontsize=8); plt.show()
 
     res = P.solve("dual-accelerated", tol=1e-4, max_iter=100_000)
@@ -261,7 +264,8 @@ CELLS = [
     ax = axes[1]
     ax.loglog(ts, phi_gap, label=r"$\\varphi(\\mu_t) - \\bar\\gamma^2/2$")
     ax.loglog(ts, 4 * np.log(n) / (ts + 1.0) ** 2, "C0--", lw=1, label=r"Lemma 3.1: $4\\ln n/(t+1)^2$")
-    ax.set_xlabel("iteration t"); ax.set_ylabel("dual objective gap"); ax.set_title(r"Dual: $\\varphi(q) = \\frac{1}{2}\\|Z^\\top q\\|^2$ at the averages $\\mu_t$")
+    ax.set_xlabel("iteration t"); ax.set_ylabel("dual objective gap")
+    ax.set_title(r"Dual: $\\varphi(q) = \\frac{1}{2}\\|Z^\\top q\\|^2$ at the averages $\\mu_t$")
     ax.legend(fontsize=8); fig.tight_layout(); plt.show()
 
     slope = np.log(gap_acc[1999 - 1] / gap_acc[199 - 1]) / np.log(10)
@@ -322,7 +326,8 @@ CELLS = [
         weights = q_bar if t == "cvxpy" else states[t].q
         top = np.argsort(-weights, kind="stable")[:8]
         axes[r, 0].axis("off")
-        axes[r, 0].text(0.5, 0.5, "CVXPY $\\\\bar q$" if t == "cvxpy" else f"$q_t$, t = {t}", ha="center", va="center", fontsize=11)
+        axes[r, 0].text(0.5, 0.5, "CVXPY $\\\\bar q$" if t == "cvxpy" else f"$q_t$, t = {t}",
+                        ha="center", va="center", fontsize=11)
         for k, i in enumerate(top):
             ax = axes[r, k + 1]
             ax.imshow(X[i].reshape(8, 8), cmap="gray_r")
@@ -355,9 +360,9 @@ CELLS = [
 
     1. **Norm growth.** The norm bounds of JST §3 (Lemma C.7 of the appendix) state
        $\bar\gamma\, t(t+3)/4 \le \|w_t\| \le t(t+3)/4$ when $\max_i\|x_i\| \le 1$. Check both inequalities on the
-       states of section 2 for $t \le 2000$ and plot $\|w_t\|/(t(t+3)/4)$. Why does this growth force us to compute $q_t$ with the maximum subtracted? Find the
-       first iteration at which `np.exp(Z @ w)` is zero for *every* example, so that the naive formula
-       `np.exp(Z @ w) / np.exp(Z @ w).sum()` returns `nan`.
+       states of section 2 for $t \le 2000$ and plot $\|w_t\|/(t(t+3)/4)$. Why does this growth force us to compute
+       $q_t$ with the maximum subtracted? Find the first iteration at which `np.exp(Z @ w)` is zero for *every*
+       example, so that the naive formula `np.exp(Z @ w) / np.exp(Z @ w).sum()` returns `nan`.
     2. **Momentum off.** Set $\beta_t \equiv 0$ in the momentum loop of section 3 and check that you reproduce the
        states of the plan `normalized-gd` iterate by iterate. Which choice of $\lambda_t$ in the dual form of
        section 4 gives the same method? Verify it numerically.

@@ -65,7 +65,8 @@ CELLS = [
     RB study the minimum-norm (more generally, minimum-Bregman) point of an intersection of simple constraints
     (RB eq. 2). marginkit's `MinNormFeasibility(X, y, p, constraint)` is the case of linear constraints:
     $$\min_\theta\ \psi(\theta) = \tfrac12\|\theta\|_p^2 \quad\text{s.t.}\quad
-    \begin{cases} y_i\, x_i^\top\theta \ge 1 & \text{(`constraint="margin"`: the } \ell_p \text{ "perceptron", RB eq. 11)}\\
+    \begin{cases} y_i\, x_i^\top\theta \ge 1 &
+    \text{(`constraint="margin"`: the } \ell_p \text{ "perceptron", RB eq. 11)}\\
     x_i^\top\theta = y_i & \text{(`constraint="interpolation"`: minimum-norm interpolation)}\end{cases}$$
     For $1 < p \le 2$, $\psi$ is $(p-1)$-strongly convex with respect to $\|\cdot\|_p$, which is what RB's
     algorithms need; for $p > 2$ it is not, and marginkit offers only the CVXPY reference (exact power cones).
@@ -89,10 +90,12 @@ CELLS = [
         theta = Pp.reference().w
         r = np.linalg.norm(theta, ord=p)
         ax.plot(line, (1 - a[0] * line) / a[1], "k", lw=1.5, label=r"feasible line $a^\\top\\theta = 1$")
-        ax.plot(*lp_sphere(r, p).T, color="C0", label=rf"$\\ell_{{{p:g}}}$ sphere of radius $\\|\\theta^*\\|_{{{p:g}}}$")
+        ax.plot(*lp_sphere(r, p).T, color="C0",
+                label=rf"$\\ell_{{{p:g}}}$ sphere of radius $\\|\\theta^*\\|_{{{p:g}}}$")
         ax.plot(*theta, "o", color="C3", ms=8, label=rf"$\\theta^*_{{{p:g}}}$ = ({theta[0]:.3f}, {theta[1]:.3f})")
         ax.set_xlim(-1.3, 1.9); ax.set_ylim(-1.3, 1.9); ax.set_aspect("equal")
-        ax.set_xlabel(r"$\\theta_1$"); ax.set_ylabel(r"$\\theta_2$"); ax.set_title(f"p = {p:g}"); ax.legend(fontsize=8, loc="upper right")
+        ax.set_xlabel(r"$\\theta_1$"); ax.set_ylabel(r"$\\theta_2$"); ax.set_title(f"p = {p:g}")
+        ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout(); plt.show()
     """),
     md(r"""
@@ -153,7 +156,8 @@ CELLS = [
         mag = np.sort(np.abs(theta))[::-1] / np.abs(theta).max()
         ax.semilogy(np.arange(1, 201), mag, label=f"p = {p:.3g}: {np.sum(mag > 1e-2)} entries above 1% of the max")
     ax.set_xlabel("rank of the entry"); ax.set_ylabel(r"$|\\theta^*_i| / \\max_j |\\theta^*_j|$ (sorted)")
-    ax.set_title("Minimum-norm separators of RB's sparse data (n = 100, d = 200)"); ax.set_ylim(1e-6, 1.5); ax.legend(fontsize=8)
+    ax.set_title("Minimum-norm separators of RB's sparse data (n = 100, d = 200)")
+    ax.set_ylim(1e-6, 1.5); ax.legend(fontsize=8)
     plt.show()
     """),
     md(r"""
@@ -167,7 +171,8 @@ CELLS = [
     $\nabla\psi^*$ is the **mirror map**: it sends the dual vector $u = \sum_i\lambda_i a_i$ to a primal point.
     For $p = 2$ it is the identity. Weak duality $D(\lambda) \le \psi(\theta^*)$ makes the gap
     $\psi(\theta^*) - D(\lambda)$ a measure of progress, and RB's Proposition 1 shows it also controls the primal
-    error: $\tfrac{p-1}{2}\|\theta(\lambda) - \theta^*\|_p^2 \le D_\psi(\theta^*, \theta(\lambda)) \le \psi(\theta^*) - D(\lambda)$.
+    error: $\tfrac{p-1}{2}\|\theta(\lambda) - \theta^*\|_p^2 \le D_\psi(\theta^*, \theta(\lambda))
+    \le \psi(\theta^*) - D(\lambda)$.
 
     **RB Algorithm 1** maximises $D$ one coordinate at a time, with an exact proximal step of size $1/L_i$,
     $L_i = \|a_i\|_q^2/(p-1)$:
@@ -225,7 +230,8 @@ CELLS = [
         ax.plot(*ref_proj.w, "*", color="C3", ms=14, label="projection (CVXPY)")
         ax.plot(*path[-1], "x", color="k", ms=10, mew=2, label=f"limit ({path[-1][0]:.3f}, {path[-1][1]:.3f})")
         ax.set_xlim(-1.6, 2.4); ax.set_ylim(-1.6, 1.2); ax.set_aspect("equal")
-        ax.set_xlabel(r"$\\theta_1$"); ax.set_ylabel(r"$\\theta_2$"); ax.set_title(title); ax.legend(fontsize=8, loc="upper left")
+        ax.set_xlabel(r"$\\theta_1$"); ax.set_ylabel(r"$\\theta_2$"); ax.set_title(title)
+        ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout(); plt.show()
     print("CVXPY projection:", ref_proj.w, "  distance of the alternating-projection limit to it:",
           f"{np.linalg.norm(alt[-1] - ref_proj.w):.3f}")
@@ -265,7 +271,7 @@ CELLS = [
     the sparse perceptron ($p = 1 + 1/\ln d$, spectrum $1/i$, 50-sparse truth), and record the dual gap
     (against CVXPY) and the training and test mistakes (RB Figures 1–2). The accelerated method returns the
     sequence $\theta(v_t)$ covered by the theorem (digest B2.3).
-    """),
+    """),  # noqa: E501 -- a markdown table row cannot be wrapped
     code("""
     methods = ["dykstra", "dykstra-accelerated", "mirror-descent"]
     epochs, n, d = 150, 200, 400
@@ -291,14 +297,16 @@ CELLS = [
             it = tr["iteration"]; k = it > 0
             axes[0, j].loglog(it[k], np.maximum(psi_star - tr["dual_objective"][k], 1e-12), label=m)
             axes[1, j].semilogy(it, tr["mistakes"] + 0.5, label=f"{m} (train)")
-            axes[1, j].semilogy(it, tr["test_error"] * n + 0.5, ":", color=axes[1, j].lines[-1].get_color(), label=f"{m} (test)")
+            axes[1, j].semilogy(it, tr["test_error"] * n + 0.5, ":", color=axes[1, j].lines[-1].get_color(),
+                                label=f"{m} (test)")
         tr, psi_star = runs[setting, "dykstra"]
         e = np.logspace(0, np.log10(epochs), 30)
         g0 = psi_star - np.interp(1, tr["iteration"], tr["dual_objective"])
         axes[0, j].loglog(e, g0 / e, "k:", lw=1, label=r"guide $1/t$ (RB eq. 5)")
         axes[0, j].loglog(e, apcg_bound[setting] * (2 * n / (2 * n + n * e)) ** 2, "k--", lw=1,
                           label="bound of RB eq. 8 (accelerated)")
-        axes[0, j].set_title(f"{setting} setting: dual gap"); axes[0, j].set_xlabel("epochs t (n coordinate steps each)")
+        axes[0, j].set_title(f"{setting} setting: dual gap")
+        axes[0, j].set_xlabel("epochs t (n coordinate steps each)")
         axes[0, j].set_ylabel(r"$\\psi(\\theta^*) - D(\\lambda_t)$"); axes[0, j].legend(fontsize=8)
         axes[1, j].set_title(f"{setting} setting: mistakes (out of {n})"); axes[1, j].set_xlabel("epochs t")
         axes[1, j].set_ylabel("mistakes + 0.5 (log scale)"); axes[1, j].legend(fontsize=7, ncol=2)
@@ -316,11 +324,11 @@ CELLS = [
     What to look for:
 
     * In the dual gap, the accelerated method stays below its bound (dashed: RB eq. 8 with the constants
-      computed from the CVXPY multipliers $\lambda^*$; the bound holds in expectation, this is one run). Plain coordinate
-      ascent is guaranteed only $1/t$, but with $n < d$ the matrix $XX^\top$ is invertible, the dual is strongly
-      concave, and it actually converges *linearly* — on small problems it can overtake the accelerated method,
-      which (with $\mu = 0$ in APCG) does not exploit strong concavity (digest pitfall B5.5). The theorem orders
-      the *guarantees*, not every run.
+      computed from the CVXPY multipliers $\lambda^*$; the bound holds in expectation, this is one run). Plain
+      coordinate ascent is guaranteed only $1/t$, but with $n < d$ the matrix $XX^\top$ is invertible, the dual is
+      strongly concave, and it actually converges *linearly* — on small problems it can overtake the accelerated
+      method, which (with $\mu = 0$ in APCG) does not exploit strong concavity (digest pitfall B5.5). The theorem
+      orders the *guarantees*, not every run.
     * Mirror descent on the squared hinge (primal, last iterate) is the slowest, especially in the sparse
       setting, where its step $1/L_{\max}$ is small.
     * Training mistakes reach zero once $\|\theta_t - \theta^*\|_p < 1/\max_i\|a_i\|_q$ (Hölder; digest R8); the
@@ -376,8 +384,9 @@ SOLUTIONS = [
     md(r"""
     ## Exercise 1 — one constraint in closed form
 
-    The dual of $\min\tfrac12\|\theta\|_p^2$ s.t. $a^\top\theta = 1$ is $\max_\lambda \lambda - \tfrac12\lambda^2\|a\|_q^2$,
-    so $\lambda^* = 1/\|a\|_q^2$ and $\theta^* = \nabla\psi^*(\lambda^* a) = \lambda^*\|a\|_q^{2-q}\operatorname{sign}(a)|a|^{q-1}
+    The dual of $\min\tfrac12\|\theta\|_p^2$ s.t. $a^\top\theta = 1$ is
+    $\max_\lambda \lambda - \tfrac12\lambda^2\|a\|_q^2$, so $\lambda^* = 1/\|a\|_q^2$ and
+    $\theta^* = \nabla\psi^*(\lambda^* a) = \lambda^*\|a\|_q^{2-q}\operatorname{sign}(a)|a|^{q-1}
     = \operatorname{sign}(a)|a|^{q-1}/\|a\|_q^q$ (check: $a^\top\theta^* = \sum_j|a_j|^q/\|a\|_q^q = 1$).
     """),
     code("""
@@ -386,7 +395,8 @@ SOLUTIONS = [
         q = p / (p - 1)
         closed = np.sign(a) * np.abs(a) ** (q - 1) / np.sum(np.abs(a) ** q)
         cvx = mk.MinNormFeasibility(a[None, :], [1.0], p=p, constraint="interpolation").reference().w
-        print(f"p = {p:3g}, q = {q:5.3g}: closed form {closed}, CVXPY {cvx}, difference {np.abs(closed - cvx).max():.1e}")
+        print(f"p = {p:3g}, q = {q:5.3g}: closed form {closed}, CVXPY {cvx}, "
+              f"difference {np.abs(closed - cvx).max():.1e}")
     """),
     md(r"""
     As $p \to 1$, $q \to \infty$ and $|a_j|^{q-1}$ is dominated by the largest $|a_j|$: $\theta^* \to e_1/a_1 = (1, 0)$,
@@ -418,7 +428,8 @@ SOLUTIONS = [
     print("(p-1)/2 ||θ - θ*||² <= D_ψ(θ*, θ) at every epoch:", bool(np.all(rows[:, 2] <= rows[:, 1] + tol)))
     print("D_ψ(θ*, θ) <= gap at every epoch:               ", bool(np.all(rows[:, 1] <= rows[:, 0] + tol)))
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    for k, lab in enumerate(["dual gap", r"$D_\\psi(\\theta^*, \\theta(\\lambda))$", r"$\\frac{p-1}{2}\\|\\theta - \\theta^*\\|_p^2$"]):
+    for k, lab in enumerate(["dual gap", r"$D_\\psi(\\theta^*, \\theta(\\lambda))$",
+                             r"$\\frac{p-1}{2}\\|\\theta - \\theta^*\\|_p^2$"]):
         ax.semilogy(np.maximum(rows[:, k], 1e-12), label=lab)
     ax.set_xlabel("epoch"); ax.set_ylabel("value"); ax.legend(); plt.show()
     """),

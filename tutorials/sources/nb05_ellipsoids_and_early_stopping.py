@@ -11,7 +11,8 @@ SETUP = code("""
     np.set_printoptions(precision=4, suppress=True)
 
     def ellipse_points(center, shape, num=200):
-        \"\"\"Boundary of the ellipse {center + shape @ u : ||u|| <= 1} (shape: 2x2 matrix or diagonal of length 2).\"\"\"
+        \"\"\"Boundary of the ellipse {center + shape @ u : ||u|| <= 1}
+        (shape: 2x2 matrix or diagonal of length 2).\"\"\"
         phi = np.linspace(0, 2 * np.pi, num)
         S = np.diag(shape) if np.ndim(shape) == 1 else shape
         return center + (S @ np.vstack([np.cos(phi), np.sin(phi)])).T
@@ -98,9 +99,9 @@ CELLS = [
     ## 2. FISTA on the dual, and the residual as a separator
 
     HV do not attack the SOCP directly. Its dual (3) asks for a common point of the two convex hulls: weights
-    $\lambda_i \ge \|p_i\|$, $\mu_i \ge \|q_i\|$ (one second-order cone per ellipsoid) with $\sum\lambda_i = \sum\mu_i = 1$
-    and $\sum_i(\lambda_i c_i + A_i p_i) = \sum_i(\mu_i d_i - B_i q_i)$; it is feasible exactly when the classes
-    *cannot* be separated. HV move the equality into a least-squares objective (5):
+    $\lambda_i \ge \|p_i\|$, $\mu_i \ge \|q_i\|$ (one second-order cone per ellipsoid) with
+    $\sum\lambda_i = \sum\mu_i = 1$ and $\sum_i(\lambda_i c_i + A_i p_i) = \sum_i(\mu_i d_i - B_i q_i)$; it is
+    feasible exactly when the classes *cannot* be separated. HV move the equality into a least-squares objective (5):
     $$\min_{x \in \mathcal C}\ f(x) = \tfrac12\|\mathcal A x - b\|^2,$$
     with $\mathcal C$ the product of the cones, $b = (1, 1, 0)$ and $\mathcal A x = (\sum\lambda_i,\ \sum\mu_i,\
     \sum(\lambda_i c_i + A_i p_i) - \sum(\mu_i d_i - B_i q_i))$, and run FISTA (projected, accelerated gradient,
@@ -156,7 +157,8 @@ CELLS = [
           {k: float(f"{v:.4g}") for k, v in res.certificate.items() if k.startswith("certified")})
     # quoted in the text below: the first iterate fails, test (28) fires at iteration 6, status optimal
     fired = [k for k, state in enumerate(plan.iterate(6)) if k > 0 and
-             test28(P, np.array(plan.residual(state)[2:]), alpha * (plan.residual(state)[1] - plan.residual(state)[0]) / 2)]
+             test28(P, np.array(plan.residual(state)[2:]),
+                    alpha * (plan.residual(state)[1] - plan.residual(state)[0]) / 2)]
     assert fired and fired[0] == 6 and res.iterations == 6 and res.status == "optimal"
     """),
     md(r"""
@@ -179,7 +181,8 @@ CELLS = [
     """),
     code("""
     c = P.constants()
-    print(f"δ_A = {c['delta']:.4f} (one class moves), {c['delta_both']:.4f} (both move);  ||v_D|| = {c['v_D_norm']:.4f}")
+    print(f"δ_A = {c['delta']:.4f} (one class moves), {c['delta_both']:.4f} (both move);  "
+          f"||v_D|| = {c['v_D_norm']:.4f}")
     print(f"||v_D|| <= δ_A <= 3||v_D|| (normalised units): {c['v_D_norm']:.4f} <= {c['delta_normalized']:.4f} "
           f"<= {3 * c['v_D_norm']:.4f}")
     print("Theorem 2.4 bound:", c["iteration_bound"], " iterations;  actual:", res.iterations)
@@ -231,9 +234,9 @@ CELLS = [
     ## 5. MNIST digits as ellipsoids
 
     HV §4.1 turn each image into an ellipsoid: the centre is the image $x$ (pixels in $[0, 1]$), and the shape is
-    diagonal with semi-axis $\varepsilon + \tfrac12(1 - |2x - 1|)$ per pixel — up to $\tfrac12$ for grey pixels (uncertain
-    ink), almost 0 for pure black or white (`datasets.mnist_ellipsoids`). Here are three zeros with their
-    semi-axes:
+    diagonal with semi-axis $\varepsilon + \tfrac12(1 - |2x - 1|)$ per pixel — up to $\tfrac12$ for grey pixels
+    (uncertain ink), almost 0 for pure black or white (`datasets.mnist_ellipsoids`). Here are three zeros with
+    their semi-axes:
     """),
     code("""
     cc, sc, cd, sd = datasets.mnist_ellipsoids(3, 3, digits=(0, 1), seed=0)
@@ -251,7 +254,8 @@ CELLS = [
     $\|y_k - x_{k+1}\| \le 10^{-6}$ (`stop="tol"`), for $N$ zeros against $N$ ones in dimension 784.
     """),
     code("""
-    print(f"{'N':>3} {'δ_A':>7} {'early stop: iters':>18} {'time':>8} {'tolerance stop: iters':>22} {'time':>8} {'status':>20}")
+    print(f"{'N':>3} {'δ_A':>7} {'early stop: iters':>18} {'time':>8} "
+          f"{'tolerance stop: iters':>22} {'time':>8} {'status':>20}")
     table = []
     for N in (1, 5, 10, 25):
         PN = mk.EllipsoidSeparation(*datasets.mnist_ellipsoids(N, N, digits=(0, 1), seed=0))
@@ -259,7 +263,8 @@ CELLS = [
         tol = PN.solve("fista", stop="tol", tol=1e-6, max_iter=3000, iteration_bound=False)
         delta = PN.constants()["delta"]
         table.append((N, delta, early.iterations, tol.iterations))
-        print(f"{N:>3} {delta:>7.3f} {early.iterations:>18} {early.time:>7.3f}s {tol.iterations:>22} {tol.time:>7.3f}s {tol.status:>20}")
+        print(f"{N:>3} {delta:>7.3f} {early.iterations:>18} {early.time:>7.3f}s "
+              f"{tol.iterations:>22} {tol.time:>7.3f}s {tol.status:>20}")
     # quoted in the text below: the early stop after one or two iterations, the tolerance stop after hundreds
     assert all(row[2] <= 2 and 100 <= row[3] <= 3000 for row in table)
     """),
@@ -333,7 +338,8 @@ SOLUTIONS = [
 
     From $x_0 = 0$: $\nabla f(0) = -\mathcal A^\top b$, and $\mathcal A^\top b$ has the block $(1, 0_d)$ for every
     ellipsoid (the first two entries of $b$ are 1, the rest 0). The cone projection keeps $(1/L, 0)$, so all
-    $\lambda_i = \mu_i = 1/L$, $p_i = q_i = 0$, and $v_1 = b - \mathcal A x_1 = (1 - j/L,\ 1 - l/L,\ (\sum d_i - \sum c_i)/L)$.
+    $\lambda_i = \mu_i = 1/L$, $p_i = q_i = 0$, and
+    $v_1 = b - \mathcal A x_1 = (1 - j/L,\ 1 - l/L,\ (\sum d_i - \sum c_i)/L)$.
     """),
     code("""
     plan = P.compile("fista")
@@ -360,7 +366,8 @@ SOLUTIONS = [
         out.append((cg["delta"], rg.iterations, cg["iteration_bound"], rg.status))
     delta, iters, bound = (np.array([o[k] for o in out], float) for k in range(3))
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    ax.loglog(delta, iters, "o-", label="early stop (test 28)"); ax.loglog(delta, bound, "x:", label="Theorem 2.4 bound")
+    ax.loglog(delta, iters, "o-", label="early stop (test 28)")
+    ax.loglog(delta, bound, "x:", label="Theorem 2.4 bound")
     ax.set_xlabel(r"$\\delta_{\\mathcal{A}}$"); ax.set_ylabel("iterations"); ax.legend(); plt.show()
     r04 = tilted_problem(0.04).solve("fista", max_iter=5000)
     print("gap 0.04:", r04.status, r04.iterations, "iterations;  δ_A =", tilted_problem(0.04).constants()["delta"])

@@ -90,7 +90,8 @@ CELLS = [
     **HV's perturbed dual** (15) adds $-\tfrac\mu2\|a\|^2$: it becomes $\mu$-strongly concave with a unique maximiser
     $r^*$, and its Lagrange dual (20) is an SVM with a *Huber-smoothed* hinge $\psi$ (19). HV fix $\gamma = 64/n$ (the
     usual $C$) and $\mu = n/128$, so $\mu\gamma = \tfrac12$ and
-    $$\psi(\theta) = \gamma(\tfrac34 - \theta)\ (\theta \le \tfrac12),\quad \gamma(1 - \theta)^2\ (\tfrac12 \le \theta \le 1),\quad 0\ (\theta \ge 1),\qquad \theta_i = y_i(x_i^\top w + b).$$
+    $$\psi(\theta) = \gamma(\tfrac34 - \theta)\ (\theta \le \tfrac12),\quad
+    \gamma(1 - \theta)^2\ (\tfrac12 \le \theta \le 1),\quad 0\ (\theta \ge 1),\qquad \theta_i = y_i(x_i^\top w + b).$$
     **Theorem 3.3** links the two sides: $r^*_i = -\psi'(\theta^*_i)$, so $r^*_i < \gamma \iff \theta^*_i > \tfrac12$.
     HV call these points *properly classified*.
 
@@ -182,7 +183,8 @@ CELLS = [
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4))
     axes[0].semilogy(k[1:], D[1:], label=r"$D_k = (2L/\\mu)\\|z_k - r_{k+1}\\|$ (Thm 3.2)")
-    axes[0].semilogy(k[1:], [np.linalg.norm(st.r - r_star) for st in states[1:]], label=r"true $\\|r_k - r^*\\|$ (CVXPY)")
+    axes[0].semilogy(k[1:], [np.linalg.norm(st.r - r_star) for st in states[1:]],
+                     label=r"true $\\|r_k - r^*\\|$ (CVXPY)")
     axes[0].axhline(Pd.gamma, color="k", ls="--", lw=1, label=r"$\\gamma = 64/n$ (box size)")
     axes[0].axvline(res.iterations, color="C3", ls=":", label=f"early stop (k = {res.iterations})")
     axes[0].set_xlabel("iteration k"); axes[0].set_ylabel("distance"); axes[0].legend(fontsize=8)
@@ -194,7 +196,8 @@ CELLS = [
     fig.tight_layout(); plt.show()
 
     T = res.info["certified"]
-    print(f"stopped at k = {res.iterations}: {T.size} of {len(y)} points certified; {proper.sum()} are properly classified at the optimum")
+    print(f"stopped at k = {res.iterations}: {T.size} of {len(y)} points certified; "
+          f"{proper.sum()} are properly classified at the optimum")
     print("sound (every certified point is properly classified):", bool(np.all(proper[T])))
     print("the returned (w, b) classifies every certified point correctly:", res.info["separates_certified"])
     # what the text below reads off the figure: nothing certified while D_k > γ; at the stop most of the properly
@@ -236,17 +239,17 @@ CELLS = [
         ax.plot(xs, (level - b - w[0] * xs) / w[1], "k" + style, lw=1)
     ax.set_xlim(-2.2, 2.2); ax.set_ylim(-1.6, 1.6); ax.set_aspect("equal")
     ax.set_xlabel("$x_1$"); ax.set_ylabel("$x_2$"); ax.legend(fontsize=8, loc="upper left")
-    ax.set_title(f"early stop at k = {r2.iterations}: {T2.sum()} certified, {proper2.sum()} properly classified at the optimum",
-                 fontsize=10)
+    ax.set_title(f"early stop at k = {r2.iterations}: {T2.sum()} certified, "
+                 f"{proper2.sum()} properly classified at the optimum", fontsize=10)
     plt.show()
     print("certified but not properly classified:", int(np.sum(T2 & ~proper2)), " (must be 0)")
     print("properly classified but not certified:", int(np.sum(~T2 & proper2)))
     """),
     md(r"""
     The certified points are the ones far on the correct side; the uncertified ones are the noisy points and those
-    closer to the boundary (here the inner edges of the clusters). The certificate is *sound* — no certified point violates the theory — but not
-    *complete*: some properly classified points are not certified when the run stops. That is the price of stopping
-    early, and it is paid knowingly, point by point.
+    closer to the boundary (here the inner edges of the clusters). The certificate is *sound* — no certified point
+    violates the theory — but not *complete*: some properly classified points are not certified when the run stops.
+    That is the price of stopping early, and it is paid knowingly, point by point.
 
     ## Summary
 
@@ -271,8 +274,8 @@ CELLS = [
        iterations from iteration 1 (ignore the guard): at which iteration would the literal rule stop, and how many
        points would it have certified?
     4. **The choice of γ.** HV's $\gamma = 64/n$ is a fixed choice. Try `mk.PerturbedSVMDual(X, y, gamma=g,
-       mu=1/(2*g))` (keeping $\mu\gamma = \tfrac12$) for $g \in \{16/n, 64/n, 256/n, 1\}$ on the a9a-like data: training and
-       test accuracy, iterations of the early stop, and $\kappa$ (`plan.kappa`).
+       mu=1/(2*g))` (keeping $\mu\gamma = \tfrac12$) for $g \in \{16/n, 64/n, 256/n, 1\}$ on the a9a-like data:
+       training and test accuracy, iterations of the early stop, and $\kappa$ (`plan.kappa`).
     5. **Soundness under noise.** With `datasets.svm_data_model(n=600, d=5, rho=0.05, nu=nu)` for
        $\nu \in \{0, 0.05, 0.2\}$, check that every certified point is properly classified and report the fraction
        certified at the early stop versus the fraction properly classified.
@@ -321,7 +324,8 @@ SOLUTIONS = [
     print(f"max |r*_i + ψ'(θ*_i)| = {np.abs(rp.dual['a'] + psi_prime).max():.2e}   (γ = {gamma:.4f})")
     """),
     md(r"""
-    (With $\mu = n/128$ and $\gamma = 64/n$, $\psi'(\theta) = (\theta - 1)/\mu = 2\gamma(\theta - 1)$ on $[\tfrac12, 1]$.)
+    (With $\mu = n/128$ and $\gamma = 64/n$, $\psi'(\theta) = (\theta - 1)/\mu = 2\gamma(\theta - 1)$
+    on $[\tfrac12, 1]$.)
 
     ## Exercise 3 — the literal stall rule
     """),
