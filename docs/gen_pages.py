@@ -194,7 +194,8 @@ API = {
     "Methods and options": ["methods", "describe", "api.describe.MethodDescription", "api.describe.OptionDescription"],
     "Certifying, comparing, paths": ["certify", "path", "api.crossval.cross_validate", "api.report.Report"],
     "scikit-learn": ["api.estimator.MarginClassifier"],
-    "Your own methods": ["register_method", "unregister_method", "engine.registry.MethodCard", "api.testing.check_plan"],
+    "Your own methods": ["register_method", "unregister_method", "engine.registry.MethodCard",
+                         "api.testing.check_plan"],
     "Data": ["api.datasets"],
     "Errors and warnings": ["ProblemError", "plans.common.numba_rows.PerformanceWarning"],
 }

@@ -62,7 +62,8 @@ def _wheel_by_hand(src: Path, folder: Path) -> Path:
     info = f"{dist}-{version}.dist-info"
     files = {f"{p.parent.name}/{p.name}": p.read_bytes() for p in sorted(src.glob("*/*.py"))}
     files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n".encode()
-    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: marginkit-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: marginkit-tests\nRoot-Is-Purelib: true\n"
+                              b"Tag: py3-none-any\n")
     files[f"{info}/entry_points.txt"] = "".join(
         f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()) + "\n"
         for group, points in project["entry-points"].items()).encode()

@@ -1,5 +1,5 @@
-"""Lab 7: bring your own solver -- Gilbert's algorithm written as a marginkit plan, checked, registered, run on NumPy and
-dask, and cross-validated against the certified optimum and the papers' methods."""
+"""Lab 7: bring your own solver -- Gilbert's algorithm written as a marginkit plan, checked, registered, run on NumPy
+and dask, and cross-validated against the certified optimum and the papers' methods."""
 from _cells import code, md
 
 SETUP = code("""
