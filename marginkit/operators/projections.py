@@ -248,23 +248,6 @@ class Bracket:
             return xp.sum(xp.minimum(xp.maximum(pts[None, :] - lo[:, None], zero), ubc), axis=0)
         return h
 
-    def weight_below(self, bp, weight):
-        """``t -> Σ_{bp_i <= t} weight_i`` over a 1-D array of ``t`` (``weight`` a 0-d array or one per row)."""
-        xp, zero = self.xp, self.zero
-        wc = weight[:, None] if weight.ndim == 1 else weight
-
-        def c(pts):
-            return xp.sum(xp.where(bp[:, None] <= pts[None, :], wc, zero), axis=0)
-        return c
-
-    def order_statistic(self, bp, weight, target):
-        """The smallest ``t`` with ``Σ_{bp_i <= t} weight_i >= target`` (a breakpoint, to the rounding level of the
-        spread of ``bp``): ``target = k`` with unit weights is the k-th smallest ``bp_i``."""
-        xp = self.xp
-        lo, hi = xp.min(bp), xp.max(bp)
-        left, right, _, _ = self.search(self.weight_below(bp, weight), target, lo - (hi - lo) - 1.0, hi)
-        return xp.min(xp.where(bp > left, bp, hi))     # snapped to the breakpoint itself (the first one past left)
-
 
 def project_box_knapsack(z, y, ub, target, equality: bool, br: Bracket):
     """:func:`project_svm_dual` (per-sample bounds ``ub``: an n-vector, or a 0-d array for one γ) in the namespace of
