@@ -13,7 +13,7 @@ of :mod:`marginkit.engine.graph` is built from both.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
 
 from ..core.validation import ProblemError
@@ -190,6 +190,37 @@ HV_A_2 = Theorem("Hough & Vavasis (2025), Theorem A.2 with Beck's FISTA rate (Th
                  "marginkit.bounds:hv_checks", "marginkit.bounds:hv_records",
                  ("opnorm_A", "L", "v_D", "x_bar_norm", "delta_normalized", "separable"))
 
+def reference(form: str, target: str, arrays: tuple = ("numpy",)) -> MethodCard:
+    """The card of the CVXPY reference of ``form`` (``target``: its class)."""
+    return MethodCard("cvxpy", form, target, paper="CVXPY reference", algorithm="interior point (Clarabel/ECOS) or SCS",
+                      converges_to="certified optimum", rate="-", tolerance=1e-06, tags=("reference",), arrays=arrays)
+
+
+# the Raj–Bach cards serve two forms: the general intersection of simple sets and, with row constraints,
+# MinNormFeasibility (whose dask data run CoCoA+ with RB's Algorithm 1 / 2 on every row chunk, margins with p = 2)
+_RB = 'marginkit.plans.raj_bach.coordinate_ascent:'
+_RB_DYKSTRA = MethodCard(
+    'dykstra', 'ProjectionOntoIntersection', _RB + 'RandomizedDykstra',
+    paper='Raj & Bach (2021)', algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
+    converges_to='the min-ψ feasible point θ* (RB eq. 2)',
+    rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
+    tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'))
+_RB_ACCELERATED = MethodCard(
+    'dykstra-accelerated', 'ProjectionOntoIntersection', _RB + 'AcceleratedDykstra',
+    paper='Raj & Bach (2021)', algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
+    converges_to='the Bregman projection of the point onto the intersection (returns θ(v_t))',
+    rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
+    tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'), theorem=RB_8)
+_RB_MIRROR = MethodCard(
+    'mirror-descent', 'ProjectionOntoIntersection', _RB + 'StochasticMirrorDescent',
+    paper='Raj & Bach (2021)', algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
+    converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
+                 'otherwise (not the min-ψ one in general)',
+    rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
+    tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic'))
+_ON_DASK = ("numpy", "dask")
+
+
 # the order of the table is the order of ``methods(problem)`` (after the reference)
 METHODS: tuple[MethodCard, ...] = (
     MethodCard('dual-accelerated', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:DualAccelerated',
@@ -251,12 +282,7 @@ METHODS: tuple[MethodCard, ...] = (
                # steps per decade of accuracy (mnist-0-vs-1 would need ~1e16 steps; the toy sets agree within 3·10^4
                # with λ0 = 2λ*, c = 16, tests/test_homotopic.py; crossval's note states the prediction)
                tolerance=0.02, budget=2000, requires=PRIMAL_W, tags=('hinge', 'subgradient'), arrays=EVERYWHERE),
-    MethodCard('cvxpy', 'MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY,
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
+    reference('MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY),
     MethodCard('diagonal', 'SoftMarginSVM', 'marginkit.plans.diagonal.diagonal:SoftMarginDiagonal',
                paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
                algorithm='Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))',
@@ -292,12 +318,7 @@ METHODS: tuple[MethodCard, ...] = (
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
                tags=('coordinate', 'svm')),
-    MethodCard('cvxpy', 'SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference', arrays=HOST_COPY,
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
+    reference('SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference', arrays=HOST_COPY),
     MethodCard('fista', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPFista',
                paper='Hough & Vavasis (2025)',
                algorithm='FISTA on the least-squares reformulation (5) over a product of SOCs (§4.1), test (28)',
@@ -312,12 +333,8 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='a strictly separating hyperplane (the displacement y_k − y_{k+1} -> v_D, Thm 2.1)',
                rate='O(1/k) (no iteration bound is proved for the separator)',
                tolerance=0.0, requires=(), tags=('fista', 'primal-dual'), arrays=("numpy", "array-api")),
-    MethodCard('cvxpy', 'EllipsoidSeparation', 'marginkit.reference.conic:EllipsoidSeparationReference',
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',), arrays=("numpy", "array-api")),  # host copy
+    reference('EllipsoidSeparation', 'marginkit.reference.conic:EllipsoidSeparationReference',
+              arrays=("numpy", "array-api")),   # host copy
     MethodCard('fista', 'PerturbedSVMDual', 'marginkit.plans.hough_vavasis.svm_dual:PerturbedDualFista',
                paper='Hough & Vavasis (2025)',
                algorithm='V-FISTA on the perturbed dual (15), early stopping of §4.2 (guarded stall rule), '
@@ -326,77 +343,19 @@ METHODS: tuple[MethodCard, ...] = (
                rate='‖r_k − r*‖² <= (1 − 1/√κ)^k (2g*/μ + ‖r*‖²) (Beck Thm 10.42); '
                     '‖r_{k+1} − r*‖ <= (2L/μ)G_k (Thm 3.2)',
                tolerance=0.01, requires=(), tags=('fista', 'accelerated'), arrays=EVERYWHERE),
-    MethodCard('cvxpy', 'PerturbedSVMDual', 'marginkit.reference.conic:PerturbedSVMDualReference',
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
-    MethodCard('cvxpy', 'PerturbedSVMPrimal', 'marginkit.reference.conic:PerturbedSVMPrimalReference',
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
-    MethodCard('dykstra', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.coordinate_ascent:RandomizedDykstra',
-               paper='Raj & Bach (2021)',
-               algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
-               converges_to='the min-ψ feasible point θ* (RB eq. 2)',
-               rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
-               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra')),
-    MethodCard('dykstra-accelerated', 'ProjectionOntoIntersection',
-               'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
-               paper='Raj & Bach (2021)',
-               algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
-               converges_to='the Bregman projection of the point onto the intersection (returns θ(v_t))',
-               rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
-               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'), theorem=RB_8),
-    MethodCard('mirror-descent', 'ProjectionOntoIntersection',
-               'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
-               paper='Raj & Bach (2021)',
-               algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
-               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
-                            'otherwise (not the min-ψ one in general)',
-               rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
-               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic')),
-    MethodCard('cvxpy', 'ProjectionOntoIntersection', 'marginkit.reference.intersection:IntersectionReference',
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',)),
-    MethodCard('dykstra', 'MinNormFeasibility', 'marginkit.plans.raj_bach.coordinate_ascent:RandomizedDykstra',
-               paper='Raj & Bach (2021)',
-               algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
-               converges_to='the min-ψ feasible point θ* (RB eq. 2)',
-               rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
-               tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'), arrays=("numpy", "dask"),
-               # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
-               variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra"),)),
-    MethodCard('dykstra-accelerated', 'MinNormFeasibility',
-               'marginkit.plans.raj_bach.coordinate_ascent:AcceleratedDykstra',
-               paper='Raj & Bach (2021)',
-               algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
-               converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
-               rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
-               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'),
-               arrays=("numpy", "dask"),   # dask: CoCoA+ (Ma et al. 2015), margins with p = 2
-               variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),), theorem=RB_8),
-    MethodCard('mirror-descent', 'MinNormFeasibility',
-               'marginkit.plans.raj_bach.coordinate_ascent:StochasticMirrorDescent',
-               paper='Raj & Bach (2021)',
-               algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
-               converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
-                            'otherwise (not the min-ψ one in general)',
-               rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
-               tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic')),
-    MethodCard('cvxpy', 'MinNormFeasibility', 'marginkit.reference.minnorm:MinNormReference',
-               paper='CVXPY reference',
-               algorithm='interior point (Clarabel/ECOS) or SCS',
-               converges_to='certified optimum',
-               rate='-',
-               tolerance=1e-06, requires=(), tags=('reference',),
-               arrays=("numpy", "dask")),   # on a host copy; MinNormFeasibility refuses array-API data at construction
+    reference('PerturbedSVMDual', 'marginkit.reference.conic:PerturbedSVMDualReference'),
+    reference('PerturbedSVMPrimal', 'marginkit.reference.conic:PerturbedSVMPrimalReference'),
+    _RB_DYKSTRA, _RB_ACCELERATED, _RB_MIRROR,
+    reference('ProjectionOntoIntersection', 'marginkit.reference.intersection:IntersectionReference'),
+    replace(_RB_DYKSTRA, form='MinNormFeasibility', arrays=_ON_DASK,
+            variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra"),)),
+    replace(_RB_ACCELERATED, form='MinNormFeasibility', arrays=_ON_DASK,
+            converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
+            rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
+            variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),)),
+    replace(_RB_MIRROR, form='MinNormFeasibility'),
+    # on a host copy; MinNormFeasibility refuses array-API data at construction
+    reference('MinNormFeasibility', 'marginkit.reference.minnorm:MinNormReference', arrays=("numpy", "dask")),
 )
 
 REDUCTIONS: tuple[ReductionCard, ...] = (
