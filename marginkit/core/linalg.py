@@ -33,11 +33,12 @@ class SignedData:
 
     ``sign=+1`` gives the AP/RB convention (rows ``y_i x_i``), ``sign=-1`` the JST convention
     (rows ``-y_i x_i``); ``scale`` divides every row (e.g. by ``max_i ||x_i||`` to meet ``||z_i|| <= 1``).
-    ``backend`` (:mod:`marginkit.core.backend`, the problem's) says where ``X`` lives: ``matvec`` returns a vector of
-    its n-side, ``rmatvec`` one of its d-side (the same library, except NumPy d-vectors for a dask ``X``).
+    ``backend`` (:mod:`marginkit.core.backend`, the problem's; required, since that module imports this one) says
+    where ``X`` lives and computes the products there: ``matvec`` returns a vector of its n-side, ``rmatvec`` one of
+    its d-side (the same library, except NumPy d-vectors for a dask ``X``).
     """
 
-    def __init__(self, X, y, sign: float = 1.0, scale: float = 1.0, backend=None):
+    def __init__(self, X, y, sign: float = 1.0, scale: float = 1.0, *, backend):
         self.X = X
         self.y = y
         self.n, self.d = X.shape
@@ -45,26 +46,19 @@ class SignedData:
         self._yc = self.coef * y
         self.sparse = sp.issparse(X)
         self._XT = X.T  # a view (CSC for CSR input), no copy
-        self.backend = backend if backend is not None and not backend.on_host else None
-        if self.backend is not None:
-            self._yc = self.backend.persist(self._yc)
+        self.backend = backend
+        self._yc = backend.persist(self._yc)
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
-        if self.backend is not None:
-            return self.backend.persist(self._yc * self.backend.matvec(self.X, w))
-        return self._yc * np.asarray(self.X @ w).ravel()
+        bk = self.backend
+        return bk.persist(self._yc * bk.matvec(self.X, w))
 
     def rmatvec(self, q: np.ndarray) -> np.ndarray:
-        if self.backend is not None:
-            return self.backend.rmatvec(self.X, self._yc * q)
-        return np.asarray(self._XT @ (self._yc * q)).ravel()
+        return self.backend.rmatvec(self.X, self._yc * q, self._XT)
 
     def row(self, i: int) -> np.ndarray:
-        if self.backend is not None:
-            return self.backend.row(self.X, i) * self.backend.float(self._yc[i])
-        r = self.X[i]
-        r = r.toarray().ravel() if self.sparse else np.asarray(r, dtype=float)
-        return self._yc[i] * r
+        bk = self.backend
+        return bk.row(self.X, i) * bk.float(self._yc[i])
 
 
 def largest_eigenvalue(op, size: int, *, dense=None, exact_below: int = 0, tol: float = 1e-6,

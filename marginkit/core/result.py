@@ -75,7 +75,8 @@ TRACE_COLUMNS = {
     "epochs": "coordinate methods: full passes over the data so far (when the iteration counts something else)",
     "active": "dual coordinate descent: size of the active (unshrunk) set",
     "pg_range": "dual coordinate descent: range of the projected gradient (the shrinking test)",
-    "gap_estimate": "dual coordinate descent: the running estimate of the duality gap that schedules the exact certificate",
+    "gap_estimate": ("dual coordinate descent: the running estimate of the duality gap that schedules the exact "
+                     "certificate"),
     "visits": "dual coordinate descent: coordinate updates so far (one compiled round visits max(n, 65,536))",
     "test_error": "fraction of misclassified points of test_set=(X, y) (recorded only with test_set)",
     # against the certified reference (filled once it is known)
@@ -84,7 +85,8 @@ TRACE_COLUMNS = {
     "objective_gap": "(f_t − f*)/|f*| (sign flipped for a maximisation), relative (as in cross_validate's table)",
     "objective_gap_abs": "f_t − f* (sign flipped for a maximisation)",
     "angle_gap": "1 − cos(w_t, w*)",
-    "dist_to_opt": "||w_t − w*|| in the coordinates of the iterate the method keeps (unnormalised for the margin plans)",
+    "dist_to_opt": ("||w_t − w*|| in the coordinates of the iterate the method keeps (unnormalised for the margin "
+                    "plans)"),
 }
 
 #: the names earlier releases used for a trace column, and the canonical name (docs/TRACE.md)
@@ -266,15 +268,15 @@ class Result:
             if Xf.shape[1] != d:
                 raise ProblemError(f"X has {Xf.shape[1]} columns but the classifier was fitted on {d}")
             bk = backend_of(Xf)
-            w = self.w if (bk.kind == "dask" or not isinstance(self.w, np.ndarray)) else bk.asarray_d(self.w)
-            return bk.matvec(Xf, w) + self.b
+            return bk.matvec(Xf, bk.as_d(self.w)) + self.b
         Xc = check_matrix(X, "X")
         if Xc.shape[1] != d:
             raise ProblemError(f"X has {Xc.shape[1]} columns but the classifier was fitted on {d}")
         if self._kernel_data is not None:
             Xtrain, kernel, gamma = self._kernel_data
             return gram(kernel, gamma, Xc, Xtrain) @ self.dual_coef + self.b
-        return np.asarray(Xc @ _host_copy(self.w) if not isinstance(self.w, np.ndarray) else Xc @ self.w).ravel() + self.b
+        w = self.w if isinstance(self.w, np.ndarray) else _host_copy(self.w)   # a w of another library: a host copy
+        return np.asarray(Xc @ w).ravel() + self.b
 
     def to_numpy(self) -> "Result":
         """A copy of this result whose arrays (``w``, ``dual_coef``) are NumPy host copies: a solve on torch, CuPy,
@@ -286,18 +288,10 @@ class Result:
 
     def predict(self, X) -> np.ndarray:
         f = self.decision_function(X)
-        pos = f > 0
-        if not isinstance(f, np.ndarray):   # where X lives: dask stays lazy, an array-API device keeps its labels
-            bk = backend_of(f[:, None] if hasattr(f, "chunks") else f.reshape((-1, 1)) if hasattr(f, "reshape") else f)
-            c = np.array([-1.0, 1.0]) if self.classes_ is None else np.asarray(self.classes_)
-            if bk.kind == "dask":
-                return bk.xp.where(pos, c[1], c[0])
-            if c.dtype.kind in "biuf":
-                return bk.xp.where(pos, bk.asarray_d(c[1:]), bk.asarray_d(c[:1]))
-            pos = bk.host(pos)
-        if self.classes_ is None:
-            return np.where(pos, 1.0, -1.0)
-        return np.where(pos, self.classes_[1], self.classes_[0])
+        # the labels where X lives: dask stays lazy, an array-API device keeps numeric labels
+        bk = backend_of(f[:, None] if hasattr(f, "chunks") else f.reshape((-1, 1)) if hasattr(f, "reshape") else f)
+        c = np.array([-1.0, 1.0]) if self.classes_ is None else np.asarray(self.classes_)
+        return bk.label_vector(f > 0, c)
 
     # saving --------------------------------------------------------------------------------------
     def save(self, path) -> str:

@@ -17,12 +17,11 @@ import scipy.sparse as sp
 
 from ..core.backend import NUMPY, backend_of, is_foreign
 from ..core.kernels import check_psd_gram, gram
-from ..core.linalg import row_norms
 from ..core.validation import (ProblemError, check_foreign_labels, check_foreign_matrix, check_kernel, check_labels,
                                check_real_targets, check_samples, read_only)
 
 if TYPE_CHECKING:   # for the annotations only (``from __future__ import annotations``: never evaluated)
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from numpy.typing import ArrayLike
 
@@ -193,11 +192,12 @@ class _LabelledData(Problem):
     def to_host(self) -> "_LabelledData":
         """The same problem on NumPy copies of its data (itself when the data are NumPy/SciPy): what the CVXPY
         reference solves when ``X`` lives in another library (``Result.info["host_copy"]`` says so)."""
-        bk = self.backend
-        if bk.on_host:
-            return self
+        return self.backend.host_problem(self, self._host_copy)
+
+    def _host_copy(self) -> "_LabelledData":
         if "host_problem" not in self._cache:
             import inspect
+            bk = self.backend
             names = [p for p in inspect.signature(type(self).__init__).parameters if p not in ("self", "X", "y")]
             kwargs = {p: getattr(self, p) for p in names}
             labels = np.where(bk.host(self.y) > 0, self.classes_[1], self.classes_[0])
@@ -207,9 +207,7 @@ class _LabelledData(Problem):
     def row_norms(self) -> np.ndarray:
         """``||x_i||`` for every row (cached), where ``X`` lives."""
         if "row_norms" not in self._cache:
-            bk = self.backend
-            self._cache["row_norms"] = (read_only(row_norms(self.X)) if bk.on_host
-                                        else bk.persist(bk.xp.sqrt(bk.row_sq_norms(self.X))))
+            self._cache["row_norms"] = read_only(self.backend.row_norms(self.X))   # read-only where NumPy
         return self._cache["row_norms"]
 
     def max_row_norm(self) -> float:
@@ -250,7 +248,7 @@ class _LabelledData(Problem):
             return {"classes_": self.classes_, "w": None, "b": np.nan, "dual_coef": None, "margin": np.nan,
                     "value": np.nan}
         bk = self.backend
-        w = None if coef is not None else (np.asarray(sol.w, float) if bk.on_host else sol.w)
+        w = None if coef is not None else bk.result_vector(sol.w)
         b = float(sol.b)
         f, nw = self.train_scores(w=w, coef=coef, b=b)
         y = self.y if self.is_classification else None
@@ -267,7 +265,7 @@ class _LabelledData(Problem):
         out["value"] = self.objective(out["w"], out["b"])
 
     def _set_kernel(self, kernel, gamma):
-        if kernel not in (None, "linear") and not self.backend.on_host:
+        if kernel not in (None, "linear") and not self.backend.supports_kernel:
             raise ProblemError(f"kernel={kernel!r} runs on NumPy/SciPy data only; X is {self.backend.describe()}: "
                                "convert it with np.asarray(X) or use a linear problem")
         kernel, gamma = check_kernel(kernel, gamma, self.X)

@@ -63,7 +63,7 @@ class MinNormFeasibility(_LabelledData):
         if constraint not in ("margin", "interpolation"):
             raise ProblemError(f"constraint must be 'margin' or 'interpolation'; got {constraint!r}")
         self._set_data(X, y, labels="binary" if constraint == "margin" else "real")
-        if self.backend.kind == "array-api":
+        if not self.backend.supports_coordinate_methods:
             raise ProblemError(f"MinNormFeasibility runs on NumPy/SciPy or dask data only so far (its methods are "
                                f"coordinate methods); X is {self.backend.describe()}: convert it with np.asarray(X)")
         p = check_positive(p, "p")
@@ -132,14 +132,8 @@ class SoftMarginSVM(_LabelledData):
     @property
     def box_n(self):
         """:attr:`box` where ``X`` lives (the backend's n-side; the NumPy array itself on the host)."""
-        if self.backend.on_host:
-            return self.box
-        if "box_n" not in self._cache:
-            bk = self.backend
-            if self.sample_weight is None and bk.kind == "dask":   # one C: made on the workers, not sent there
-                self._cache["box_n"] = bk.persist(bk.da.full(self.n, self.C, chunks=(bk.row_chunks,)))
-            else:
-                self._cache["box_n"] = bk.asarray_n(self.box)
+        if "box_n" not in self._cache:   # one C (no sample weights): dask makes it on the workers
+            self._cache["box_n"] = self.backend.constant_n(self.box, self.C if self.sample_weight is None else None)
         return self._cache["box_n"]
 
     @property
@@ -148,12 +142,7 @@ class SoftMarginSVM(_LabelledData):
 
     def objective(self, w, b=0.0) -> float:
         bk = self.backend
-        if bk.on_host:
-            hinge = np.maximum(0.0, 1.0 - self.y * self.scores(w, b))
-            return 0.5 * float(np.dot(w, w)) + float(self.box @ hinge)
-        h = 1.0 - self.y * self.scores(w, b)
-        hinge = bk.xp.where(h > 0, h, bk.xp.zeros_like(h))
-        return 0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(self.box_n * hinge))
+        return 0.5 * bk.sq_norm(w) + bk.hinge_sum(self.box_n, 1.0 - self.y * self.scores(w, b))
 
     def _value_fields(self, out, sol, f, nw):
         coef = out["dual_coef"]

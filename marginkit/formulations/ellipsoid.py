@@ -57,9 +57,9 @@ def _check_foreign_ellipsoids(args):
     and never written) and the backend. A dask array or a mix of libraries or devices is a ``ProblemError``."""
     for name, a in zip(_ARGS, args):
         if is_dask(a):
-            raise ProblemError(f"{name} is a dask array: ellipsoids are not row-chunked samples, the ESP plans need every "
-                               f"ellipsoid at each step; compute it ({name} = {name}.compute()) or pass arrays of one "
-                               "array-API library (NumPy, torch, CuPy)")
+            raise ProblemError(f"{name} is a dask array: ellipsoids are not row-chunked samples, the ESP plans need "
+                               f"every ellipsoid at each step; compute it ({name} = {name}.compute()) or pass arrays "
+                               "of one array-API library (NumPy, torch, CuPy)")
     lead = next(i for i, a in enumerate(args) if is_foreign(a))
     import array_api_compat as aac
     try:
@@ -147,12 +147,12 @@ class EllipsoidSeparation(Problem):
     def to_host(self) -> "EllipsoidSeparation":
         """The same problem on NumPy copies of the ellipsoids (itself when they are NumPy): what the CVXPY reference
         solves when they live in another library (``Result.info["host_copy"]`` says so)."""
-        bk = self.backend
-        if bk.on_host:
-            return self
+        return self.backend.host_problem(self, self._host_copy)
+
+    def _host_copy(self) -> "EllipsoidSeparation":
         if "host_problem" not in self._cache:
             self._cache["host_problem"] = EllipsoidSeparation(
-                *(bk.host(a) for a in (self.centers_c, self.shapes_c, self.centers_d, self.shapes_d)))
+                *(self.backend.host(a) for a in (self.centers_c, self.shapes_c, self.centers_d, self.shapes_d)))
         return self._cache["host_problem"]
 
     @property
@@ -167,24 +167,10 @@ class EllipsoidSeparation(Problem):
         """``(max over each C_i of wᵀz, min over each D_i of wᵀz)`` by Lemma 2.1 (NumPy vectors; on another
         array library they are computed where the ellipsoids live and only the two k-vectors come to the host)."""
         bk = self.backend
-        if not bk.on_host:
-            xp = bk.xp
-            w = w if is_foreign(w) else bk.asarray_d(w)
-            if self.diagonal:
-                rc = xp.linalg.vector_norm(self.shapes_c * w, axis=1)
-                rd = xp.linalg.vector_norm(self.shapes_d * w, axis=1)
-            else:   # w @ S: the rows S_iᵀw
-                rc = xp.linalg.vector_norm(w @ self.shapes_c, axis=1)
-                rd = xp.linalg.vector_norm(w @ self.shapes_d, axis=1)
-            return bk.host(self.centers_c @ w + rc), bk.host(self.centers_d @ w - rd)
-        w = np.asarray(w, float)
-        if self.diagonal:
-            rc = np.linalg.norm(self.shapes_c * w, axis=1)
-            rd = np.linalg.norm(self.shapes_d * w, axis=1)
-        else:
-            rc = np.linalg.norm(np.einsum("kij,i->kj", self.shapes_c, w), axis=1)
-            rd = np.linalg.norm(np.einsum("kij,i->kj", self.shapes_d, w), axis=1)
-        return self.centers_c @ w + rc, self.centers_d @ w - rd
+        w = bk.as_d(w)
+        rc = bk.stack_rmatvec_norms(self.shapes_c, w)   # ||A_iᵀw||: the support radius of C_i in direction w
+        rd = bk.stack_rmatvec_norms(self.shapes_d, w)
+        return bk.host(self.centers_c @ w + rc), bk.host(self.centers_d @ w - rd)
 
     def separates(self, w, b):
         """Boolean arrays: which C- and D-ellipsoids lie strictly on their side of ``wᵀz + b = 0``."""
@@ -216,7 +202,7 @@ class EllipsoidSeparation(Problem):
                         separates_all=False)
             return out
         # a w of another array library stays there (the user's namespace); the checks below pull two k-vectors
-        w, b = (np.asarray(sol.w, float) if self.backend.on_host else sol.w), float(sol.b)
+        w, b = self.backend.result_vector(sol.w), float(sol.b)
         hi_c, lo_d = self.support_values(w)
         sep_c, sep_d = hi_c + b < 0, lo_d + b > 0
         ok = bool(sep_c.all() and sep_d.all())
@@ -228,5 +214,5 @@ class EllipsoidSeparation(Problem):
         return out
 
     def __repr__(self):
-        j, l, d = self.shape
-        return f"EllipsoidSeparation(j={j}, l={l}, d={d}, {'diagonal' if self.diagonal else 'dense'} shapes)"
+        j, m, d = self.shape
+        return f"EllipsoidSeparation(j={j}, l={m}, d={d}, {'diagonal' if self.diagonal else 'dense'} shapes)"

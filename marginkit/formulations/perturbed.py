@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.validation import check_positive
-from ..operators.hinge import perturbed_primal_value
+from ..operators.hinge import smoothed_hinge
 from .base import _LabelledData
 
 
@@ -37,11 +37,8 @@ class PerturbedSVMDual(_LabelledData):
         """``g(z)`` of (15) for ``z = (u, v)`` stacked in the order of the rows of X (``u`` on y=+1); ``z`` where X
         lives when X is not on the host (computed there)."""
         bk = self.backend
-        if not bk.on_host:
-            w = bk.rmatvec(self.X, self.y * z)
-            return -0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(z)) - 0.5 * self.mu * bk.float(bk.vdot(z, z))
-        w = np.asarray(self.X.T @ (self.y * z)).ravel()
-        return float(-0.5 * w @ w + z.sum() - 0.5 * self.mu * z @ z)
+        w = bk.rmatvec(self.X, self.y * z)   # Cᵀu − Dᵀv
+        return -0.5 * bk.sq_norm(w) + bk.float(bk.xp.sum(z)) - bk.scaled_sq_norm(z, 0.5 * self.mu)
 
     def primal(self):
         """The perturbed primal (20): ``min_{w,t} ½||w||² + Σ ψ(y_i(x_i^T w + t))`` with the Huber-smoothed
@@ -56,7 +53,7 @@ class PerturbedSVMDual(_LabelledData):
         out["value"] = self.dual_objective(a) if a is not None else np.nan
         if sol.w is None:
             return {**out, "w": None, "b": np.nan, "margin": np.nan}
-        w, b = (np.asarray(sol.w, float) if self.backend.on_host else sol.w), float(sol.b)
+        w, b = self.backend.result_vector(sol.w), float(sol.b)
         out.update(w=w, b=b, margin=self.margin_of(w, b))
         out["info"]["primal_value"] = self.primal().objective(w, b)
         return out
@@ -90,14 +87,9 @@ class PerturbedSVMPrimal(_LabelledData):
 
     def objective(self, w, b=0.0) -> float:
         bk = self.backend
-        if not bk.on_host:   # (20) where X lives: ψ of (19) with the namespace's functions
-            theta = self.y * (self.scores(w) + float(b))
-            r = bk.xp.maximum(1.0 - theta, bk.xp.zeros_like(theta))
-            knee = self.mu * self.gamma
-            psi = bk.xp.where(r <= knee, r * r / (2.0 * self.mu), self.gamma * r - 0.5 * knee * self.gamma)
-            return 0.5 * bk.norm(w) ** 2 + bk.float(bk.xp.sum(psi))
-        w = np.asarray(w, float)
-        return perturbed_primal_value(w, self.scores(w), self.y, self.gamma, self.mu, float(b))
+        w = bk.as_d(w)
+        theta = self.y * (self.scores(w) + float(b))   # (20) where X lives: ψ of (19) in the backend's namespace
+        return 0.5 * bk.sq_norm(w) + bk.float(bk.xp.sum(smoothed_hinge(theta, self.gamma, self.mu, bk.xp)))
 
     def __repr__(self):
         return f"PerturbedSVMPrimal(n={self.n}, d={self.d}, gamma={self.gamma:g}, mu={self.mu:g})"
