@@ -155,7 +155,7 @@ class Problem:
 
 class _LabelledData(Problem):
     def _set_data(self, X, y, labels="binary"):
-        if is_foreign(X):   # torch, CuPy, array-api-strict or dask: kept where it lives (core/backend.py)
+        if is_foreign(X):   # torch, CuPy, array-api-strict or dask: kept where it lives (core/backend)
             if labels != "binary":
                 raise ProblemError(f"X is a {type(X).__module__}.{type(X).__name__}: {type(self).__name__} with real "
                                    "targets runs on NumPy/SciPy data only so far; convert with np.asarray(X)")
@@ -175,7 +175,7 @@ class _LabelledData(Problem):
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "classes_", classes)
 
-    backend = NUMPY   # where X lives and how plans compute there (core/backend.py); set per problem for other libraries
+    backend = NUMPY   # where X lives and how plans compute there (core/backend); set per problem for other libraries
 
     @property
     def n(self) -> int:

@@ -124,7 +124,7 @@ class EllipsoidSeparation(Problem):
 
     form = "EllipsoidSeparation"
     is_classification = False
-    backend = NUMPY   # where the ellipsoids live (core/backend.py); set per problem for other array libraries
+    backend = NUMPY   # where the ellipsoids live (core/backend); set per problem for other array libraries
 
     def __init__(self, centers_c: ArrayLike, shapes_c: ArrayLike, centers_d: ArrayLike,
                  shapes_d: ArrayLike) -> None:

@@ -108,7 +108,7 @@ class MarginPlan(IterationPlan):
 
     def setup(self):
         form = self.form
-        self.bk = getattr(form, "backend", NUMPY)   # where X lives (core/backend.py); NumPy code runs unchanged
+        self.bk = getattr(form, "backend", NUMPY)   # where X lives (core/backend); NumPy code runs unchanged
         R = form.max_row_norm()
         self.R = R if R > 0.0 else 1.0
         self.Z = SignedData(form.X, form.y, sign=-1.0, scale=self.R, backend=self.bk)

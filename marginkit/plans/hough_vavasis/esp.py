@@ -143,7 +143,7 @@ class _ESPPlan(IterationPlan):
     log_columns = ("residual", "objective", "gradient_mapping")
 
     def setup(self):
-        self.bk = getattr(self.form, "backend", NUMPY)   # where the ellipsoids live (core/backend.py)
+        self.bk = getattr(self.form, "backend", NUMPY)   # where the ellipsoids live (core/backend)
         self.op = esp_operator(self.form)
         self.L = self.op.lipschitz()
 

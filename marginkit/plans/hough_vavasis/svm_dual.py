@@ -10,7 +10,7 @@ of §3.2 and its parameters (§3.4), the offset (27) of §3.6 and the early stop
 * ``fista`` for :class:`~marginkit.SoftMarginSVM` (:class:`SoftMarginFista`): FISTA with function restart on the
   dual (12), the same knapsack projection onto Ω (13)–(14), a primal–dual gap stop.
 * ``PerturbedSVMPrimal`` (20) reaches :class:`PerturbedDualFista` through a reduction (its ``(w, t)`` are the same).
-* Both are written once against the problem's backend (``core/backend.py``) and run where ``X`` lives: on
+* Both are written once against the problem's backend (``core/backend``) and run where ``X`` lives: on
   torch/CuPy/array-api-strict the n-vectors, ``θ``, ``β``, the restart test and ``G_k`` stay on the device (the
   knapsack multiplier by the fixed-length bracket search of :class:`~marginkit.operators.projections.Bracket`), a
   step brings no value to the host except ``p = |T|/n`` for the early stop (``μ > 0``); the offset (Algorithm
@@ -117,7 +117,7 @@ class SVMDualFista(IterationPlan):
         """``(μ of the problem, for the certificate; μ of the dual the iteration maximises)``."""
         raise NotImplementedError
 
-    bk = NUMPY       # where X lives (core/backend.py); setup sets the problem's
+    bk = NUMPY       # where X lives (core/backend); setup sets the problem's
 
     def setup(self):
         form = self.form
