@@ -1,7 +1,8 @@
 """Variants chosen by the registry: one method name, one card, and the class that fits the problem's data.
 
 A card names its other classes per data kind (``variants``: on a row-chunked dask X, ``dual-cd`` runs CoCoA+ and
-``dykstra``/``dykstra-accelerated`` its margin form); the engine picks the class (``card.load(problem)``), no plan's
+``dykstra``/``dykstra-accelerated`` its margin form) and per form (on a problem with a kernel, the JST methods run
+their dual-form classes of ``plans/jst/kernel.py``); the engine picks the class (``card.load(problem)``), no plan's
 ``compile`` swaps it, and ``describe(method, problem)`` lists the options of the class that runs on that data. The
 numba/NumPy switch is the option ``compiled`` ("backend" names where the arrays live only); the former
 ``backend=`` still works for one release, with a ``DeprecationWarning``.
@@ -171,6 +172,64 @@ def test_help_on_a_variant_class_lists_its_options():
             cls = getattr(__import__(module, fromlist=[name]), name)
             for field in _config_names(cls):
                 assert f"  {field} = " in cls.__doc__, (target, field)
+
+
+# the kernel form: a "kernel" variant per JST method -----------------------------------------------------------
+KERNEL_VARIANTS = {"dual-accelerated": "KernelDualAccelerated",
+                   "dual-accelerated-stochastic": "KernelDualAcceleratedStochastic",
+                   "batch-perceptron": "KernelBatchPerceptron"}
+
+
+def _linear_kernel(A, B):
+    return np.asarray(A @ B.T)
+
+
+def test_the_jst_cards_name_their_kernel_classes():
+    named = {(c.name, c.form): dict(c.variants).get("kernel") for c in METHODS if "kernel" in dict(c.variants)}
+    assert named == {(m, "MaxMargin"): f"marginkit.plans.jst.kernel:{cls}" for m, cls in KERNEL_VARIANTS.items()}
+
+
+@pytest.mark.parametrize("method", KERNEL_VARIANTS)
+def test_a_kernel_problem_compiles_the_kernel_class_and_a_linear_one_the_linear_class(method):
+    from marginkit.plans.jst import dual_acceleration, kernel
+    X, y = _separable(seed=11)
+    kernel_cls = getattr(kernel, KERNEL_VARIANTS[method])
+    for problem in (mk.MaxMargin(X, y, kernel="rbf", gamma=0.5), mk.MaxMargin(X, y, kernel=_linear_kernel)):
+        card, chain = resolve(problem, method)
+        plan = problem.compile(method)
+        assert type(plan) is kernel_cls is card.load(chain.reduced) and plan.method == method
+        assert plan.kop is not None and plan.Z is None
+    linear_cls = kernel_cls.__mro__[1]   # the kernel class subclasses its linear class (name, options, constants)
+    assert linear_cls.__module__ == dual_acceleration.__name__ and linear_cls.name == method
+    assert kernel_cls.Config is linear_cls.Config
+    for problem in (mk.MaxMargin(X, y), mk.MaxMargin(X, y, kernel="linear")):   # "linear" is stored as None
+        plan = problem.compile(method)
+        assert type(plan) is linear_cls and not hasattr(plan, "kop") and plan.Z is not None
+
+
+@pytest.mark.parametrize("method", KERNEL_VARIANTS)
+def test_the_kernel_read_outs_replace_the_margin_plans(method):
+    """A kernel class lists its linear class first: that class must define none of the read-outs, so that those of
+    KernelDualForm (on the dual weights) are found before MarginPlan's (on w)."""
+    from marginkit.plans.jst import kernel
+    cls = getattr(kernel, KERNEL_VARIANTS[method])
+    for name in ("setup", "margin", "measure", "snapshot", "solution", "norm_w", "kernel_start", "kernel_bound"):
+        owner = next(k for k in cls.__mro__ if name in vars(k))
+        assert owner in (kernel.KernelDualForm, cls.__mro__[1]) and owner.__module__.startswith("marginkit.plans.jst")
+        if name != "setup":   # the linear class's setup adds its constants and reaches KernelDualForm.setup
+            assert owner is kernel.KernelDualForm, (name, owner)
+    assert "init" in vars(cls) and "step" in vars(cls)
+
+
+@pytest.mark.parametrize("method", KERNEL_VARIANTS)
+def test_describe_on_a_kernel_problem_names_the_kernel_class_with_the_same_options(method):
+    X, y = _separable(seed=12)
+    on_kernel = mk.describe(method, mk.MaxMargin(X, y, kernel="rbf"))
+    on_linear = mk.describe(method, mk.MaxMargin(X, y))
+    assert on_kernel.plan == f"marginkit.plans.jst.kernel:{KERNEL_VARIANTS[method]}"
+    assert on_linear.plan.startswith("marginkit.plans.jst.dual_acceleration:")
+    assert on_kernel.options == on_linear.options and "dual weights" in on_kernel.summary
+    assert f"on kernel problems: marginkit.plans.jst.kernel:{KERNEL_VARIANTS[method]}" in str(mk.describe(method))
 
 
 # compiled: the numba/NumPy switch ------------------------------------------------------------------------------

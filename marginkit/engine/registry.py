@@ -34,7 +34,7 @@ def _array_kind(problem) -> str:
 
 
 # what a variant's key asks of the problem in the form the method runs on: where its arrays live (the kinds of
-# core/backend.py), or its shape ("kernel": a kernel problem, for a class that works on the dual weights)
+# core/backend), or its shape ("kernel": a kernel problem, for a class that works on the dual weights)
 VARIANT_KEYS = {
     "numpy": lambda p: _array_kind(p) == "numpy",
     "array-api": lambda p: _array_kind(p) == "array-api",
@@ -84,7 +84,7 @@ class MethodCard:
     rate_law: tuple = ()
     requires: tuple = ()
     tags: tuple = field(default=())
-    # where the method computes (core/backend.py): "numpy" (NumPy/SciPy), "array-api" (torch, CuPy,
+    # where the method computes (core/backend): "numpy" (NumPy/SciPy), "array-api" (torch, CuPy,
     # array-api-strict: vectors stay on X's device), "dask" (a row-chunked dask.array: n-vectors stay on the workers)
     arrays: tuple = ("numpy",)
     # the classes that run instead of ``target`` on some problems: ``(key, "module:Class")`` pairs with a key of
@@ -153,7 +153,8 @@ _NO_KERNEL_PRIMAL = ("no_kernel",
                      "this plan works on the primal iterate w, not with a kernel (use 'diagonal' or 'cvxpy')")
 LINEAR_HOMOGENEOUS = (_NO_KERNEL_PRIMAL,
                       ("no_bias", "the paper's method and theorems are for homogeneous classifiers (bias=False)"))
-# the JST plans that also run on the dual weights of a kernel problem (JST §3.2's dual form): homogeneous only
+# the JST plans that also run on the dual weights of a kernel problem (their cards' "kernel" variant, JST §3.2's
+# dual form): homogeneous only
 DUAL_FORM_HOMOGENEOUS = LINEAR_HOMOGENEOUS[1:]
 HINGE_DUAL = (("no_bias", "the dual of AP (4.9) has no constraint yᵀa = 0: bias=False only "
                           "(use 'homotopic' for a post-hoc bias, or 'cvxpy')"),)
@@ -169,7 +170,7 @@ LP_AT_MOST_2 = (("p_at_most_2", "RB's dual coordinate methods need ψ = ½||·||
 
 # the CVXPY reference runs on a NumPy copy of data that live elsewhere, and says so (Result.info["host_copy"])
 HOST_COPY = ("numpy", "array-api", "dask")
-# the batch plans written against core/backend.py: vectors stay where X lives
+# the batch plans written against core/backend: vectors stay where X lives
 EVERYWHERE = ("numpy", "array-api", "dask")
 
 UNWEIGHTED = (("unweighted", "this method solves the problem with one C for every sample: no sample_weight "
@@ -229,7 +230,7 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='max-margin direction ū',
                rate='margin gap Õ(1/t²) (Thm 3.1)', rate_law=('power', 2.0),
                tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated'), arrays=EVERYWHERE,
-               theorem=JST_3_1),
+               variants=(("kernel", "marginkit.plans.jst.kernel:KernelDualAccelerated"),), theorem=JST_3_1),
     MethodCard('dual-accelerated-stochastic', 'MaxMargin',
                'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
                paper='Ji, Srebro & Telgarsky (2021)',
@@ -237,7 +238,8 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='max-margin direction ū',
                rate='theory variant: γ̄ − ε w.p. 1−δ after O(ln n/(γ̄²ε²)) steps (Thm 4.1); momentum variant: no proof',
                tolerance=0.02, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'stochastic'),
-               arrays=("numpy", "array-api")),   # dask: one row per step, not a batch method
+               arrays=("numpy", "array-api"),   # dask: one row per step, not a batch method
+               variants=(("kernel", "marginkit.plans.jst.kernel:KernelDualAcceleratedStochastic"),)),
     MethodCard('normalized-gd', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:NormalizedGD',
                paper='Ji, Srebro & Telgarsky (2021)',
                algorithm='baseline (Ji & Telgarsky 2019; Nacson et al. 2018)',
@@ -255,7 +257,8 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='baseline (Cotter, Shalev-Shwartz & Srebro 2012)',
                converges_to='max-margin direction ū',
                rate='margin gap O(1/√t) (projected subgradient)', rate_law=('power', 0.5),
-               tolerance=0.1, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'baseline'), arrays=EVERYWHERE),
+               tolerance=0.1, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'baseline'), arrays=EVERYWHERE,
+               variants=(("kernel", "marginkit.plans.jst.kernel:KernelBatchPerceptron"),)),
     MethodCard('diagonal', 'MaxMargin', 'marginkit.plans.diagonal.diagonal:DiagonalDescent',
                paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
                algorithm='Algorithm 1 (eqs. 4.1-4.3), linear or kernel (Remark 4.1)',

@@ -18,10 +18,11 @@ Resolved in this file (each once):
   formula; resolved here): supergradient ascent on ``min_i y_i x_iᵀw`` at the worst example,
   ``projected`` onto the unit ball with ``η_t = 1/√(t+1)`` (default) or ``unprojected`` with ``η = 1``.
 * **Algorithm 2 sampling** uses the Gumbel-max trick on ``s`` (exact sampling from ``softmax(s)``).
-* **Kernel form** (JST §6 and App. F run kernel (NTK) margins; resolved here): ``dual-accelerated``,
-  ``dual-accelerated-stochastic`` and ``batch-perceptron`` run on the dual weights ``a`` of ``w = −Zᵀa`` when the
-  problem has a kernel (:mod:`.kernel`): the same iterates, margins and certificates as on ``w`` (checked with a
-  linear kernel), ``n²`` kernel values per step for Algorithm 1 and ``n`` for Algorithm 2 and the batch perceptron.
+* **Kernel form** (JST §6 and App. F run kernel (NTK) margins; resolved here): on a problem with a kernel the
+  registry cards of ``dual-accelerated``, ``dual-accelerated-stochastic`` and ``batch-perceptron`` name their
+  ``"kernel"`` variant, a class of :mod:`.kernel` that runs the same algorithm on the dual weights ``a`` of
+  ``w = −Zᵀa``: the same iterates, margins and certificates as on ``w`` (checked with a linear kernel), ``n²`` kernel
+  values per step for Algorithm 1 and ``n`` for Algorithm 2 and the batch perceptron. The classes here work on ``w``.
 * **Arrays of other libraries** (issue 13, ``core/backend.py``): every linear plan here also runs where ``X`` lives
   (Algorithm 2 on array-API devices only: one row per step is no dask workload). Each algorithm has one ``step``,
   written against the problem's backend ``bk``: NumPy runs plain NumPy (``a[i] += v`` in place, :meth:`add_at`),
@@ -37,7 +38,6 @@ import numpy as np
 
 from ...core.params import Interval, Options
 from ..common.margin import MarginPlan, MarginState, logsumexp, softmax
-from .kernel import DualFormPlan, KernelState, norm_from
 
 LOSSES = Options("exp", "logistic")
 
@@ -52,7 +52,7 @@ class MomentumState(MarginState):
     theta: float = 1.0     # the step θ (Alg. 2's theory variant: sqrt(ln n / T), T fixed by the budget)
 
 
-class DualAccelerated(DualFormPlan):
+class DualAccelerated(MarginPlan):
     """JST Algorithm 1, eq. (1.1), with ``θ_t = 1``, ``β_t = t/(t+1)``::
 
         v   = Zᵀ q_t                  # = ∇R(w_t)/R(w_t)
@@ -67,8 +67,7 @@ class DualAccelerated(DualFormPlan):
     ``loss="logistic"`` replaces ``q_t`` by ``∇ψ(Z w_t)`` of the logistic potential and divides the step by
     ``ρ = n`` when ``step_scale="theory"`` (§5.1, App. C).
 
-    Kernel form: ``c ← β(c + q)``, ``h ← β(h + Qq)``, ``a ← a + θ(c + q)``, ``s ← s − θ(h + Qq)``, one product
-    with the Gram matrix per step; ``||Zᵀq|| = sqrt(q·Qq)`` and ``||g_t|| = sqrt(c·h)`` give the same certificates.
+    Kernel form: :class:`~.kernel.KernelDualAccelerated` (the card's ``"kernel"`` variant).
     """
 
     name = "dual-accelerated"
@@ -91,10 +90,6 @@ class DualAccelerated(DualFormPlan):
         return self.bk.persist(q)   # dask: computed once, used twice per step
 
     def init(self, rng, warm_start, budget):
-        if self.kop is not None:
-            st = self.kernel_start(warm_start)
-            st.q = self.dual_weights(st.s)
-            return st
         w = self.start_w(warm_start)
         s = self.Z.matvec(w)
         return MomentumState(t=0, w=w, s=s, dual_bound=np.inf, g=self.bk.zeros_d(self.d), q=self.dual_weights(s))
@@ -110,8 +105,6 @@ class DualAccelerated(DualFormPlan):
         return bound
 
     def step(self, st):
-        if self.kop is not None:
-            return self.kernel_step(st)
         bk = self.bk
         t = st.t
         beta = t / (t + 1.0)
@@ -123,22 +116,8 @@ class DualAccelerated(DualFormPlan):
         return MomentumState(t=t + 1, w=w, s=s, dual_bound=bk.minimum(st.dual_bound, bound), g=g,
                              q=self.dual_weights(s))
 
-    def kernel_step(self, st):
-        t, q = st.t, st.q
-        beta = t / (t + 1.0)
-        Qq = self.kop.matvec(q)
-        c = beta * (st.c + q)
-        h = beta * (st.h + Qq)
-        step = self.theta / self.rho
-        a = st.a + step * (c + q)
-        s = st.s - step * (h + Qq)
-        bound = self.momentum_bound(t, float(np.sqrt(max(float(q @ Qq), 0.0))),
-                                    float(np.sqrt(max(float(c @ h), 0.0))), q)
-        return KernelState(t=t + 1, w=None, s=s, dual_bound=min(st.dual_bound, bound), a=a, c=c, h=h,
-                           q=self.dual_weights(s))
 
-
-class DualAcceleratedStochastic(DualFormPlan):
+class DualAcceleratedStochastic(MarginPlan):
     """JST Algorithm 2: the batch direction ``Zᵀq_t`` is replaced by one row ``z_{i_t}``, ``i_t ~ q_t``
     (hard examples are sampled more often; Gumbel-max sampling).
 
@@ -147,13 +126,11 @@ class DualAcceleratedStochastic(DualFormPlan):
     ``horizon`` parameter (default: the run's ``max_iter``, so fix it in advance).
     The certificate keeps the weights ``a >= 0`` with ``w = −Zᵀa``: ``γ̄ <= R ||w|| / ||a||_1``.
 
-    Kernel form: with ``i = i_t``, ``c ← β(c + e_i)``, ``h ← β(h + Qe_i)``, ``a ← a + θ(c + e_i)``,
-    ``s ← s − θ(h + Qe_i)``: one row of the Gram matrix per step (``n`` kernel evaluations, JST §4).
+    Kernel form: :class:`~.kernel.KernelDualAcceleratedStochastic` (the card's ``"kernel"`` variant).
     """
 
     name = "dual-accelerated-stochastic"
     default_tol = 1e-3
-    full_gram = False
 
     @dataclass(frozen=True)
     class Config:
@@ -162,26 +139,35 @@ class DualAcceleratedStochastic(DualFormPlan):
         constraints: ClassVar[dict] = {"variant": [Options("momentum", "theory")],
                                        "horizon": [None, Interval(int, 1, None)]}
 
-    def init(self, rng, warm_start, budget):
+    def step_size(self, budget) -> float:
+        """``θ``: 1 for the momentum variant, Thm 4.1's ``sqrt(ln n / T)`` for the theory variant."""
         T = self.horizon or max(budget.max_iter, 1)
-        theta = 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
-        if self.kop is not None:
-            return self.kernel_start(warm_start, rng=rng, theta=theta)
+        return 1.0 if self.variant == "momentum" else float(np.sqrt(np.log(self.n) / T))
+
+    def momentum(self, t: int) -> float:
+        """``β_t``: ``t/(t+1)`` for the momentum variant, 0 for the theory variant."""
+        return t / (t + 1.0) if self.variant == "momentum" else 0.0
+
+    def draw(self, st):
+        """``i_t ~ q_t = softmax(s)`` by the Gumbel-max trick; the draws come from the run's NumPy generator (moved to
+        the device off NumPy)."""
+        bk = self.bk
+        return bk.argmax(st.s + bk.asarray_n(st.rng.gumbel(size=self.n), like=st.s))
+
+    def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
         bk = self.bk
         a = bk.zeros_n(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, g=bk.zeros_d(self.d),
-                             a=a, c=bk.zeros_n(self.n), rng=rng, theta=theta)
+                             a=a, c=bk.zeros_n(self.n), rng=rng, theta=self.step_size(budget))
 
     def step(self, st):
-        """The Gumbel draws come from the run's NumPy generator (moved to the device off NumPy); ``c[i] += β`` and
-        ``a[i] += θ`` are :meth:`~marginkit.core.backend.Backend.add_at` (``+ β e_i`` off NumPy)."""
+        """``c[i] += β`` and ``a[i] += θ`` are :meth:`~marginkit.core.backend.Backend.add_at` (``+ β e_i`` off
+        NumPy)."""
         bk, t = self.bk, st.t
-        i = bk.argmax(st.s + bk.asarray_n(st.rng.gumbel(size=self.n), like=st.s))
-        if self.kop is not None:
-            return self.kernel_step(st, i)
+        i = self.draw(st)
         zi = bk.signed_row(self.Z, i)
-        beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
+        beta = self.momentum(t)
         g = beta * (st.g + zi)
         w = st.w - st.theta * (g + zi)
         c = bk.add_at(beta * st.c, i, beta)
@@ -191,19 +177,6 @@ class DualAcceleratedStochastic(DualFormPlan):
             bound = bk.minimum(bound, self.weights_bound(bk.lazy_norm(w), a))
         return MomentumState(t=t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, g=g, a=a, c=c, rng=st.rng,
                              theta=st.theta)
-
-    def kernel_step(self, st, i: int):
-        t, theta = st.t, st.theta
-        col = self.kop.column(i)
-        beta = t / (t + 1.0) if self.variant == "momentum" else 0.0
-        c = beta * st.c
-        c[i] += beta
-        h = beta * (st.h + col)
-        a = st.a + theta * c
-        a[i] += theta
-        s = st.s - theta * (h + col)
-        return KernelState(t=t + 1, w=None, s=s, dual_bound=self.kernel_bound(st, a, s), a=a, c=c, h=h,
-                           rng=st.rng, theta=theta, certified=st.certified)
 
 
 class NormalizedGD(MarginPlan):
@@ -266,25 +239,25 @@ class GradientDescent(MarginPlan):
         return MarginState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bk.minimum(st.dual_bound, bound))
 
 
-class BatchPerceptron(DualFormPlan):
+class BatchPerceptron(MarginPlan):
     """Supergradient ascent on ``f(w) = min_i y_i x_iᵀw``: step along the worst example
     ``i* = argmax_i (Zw)_i`` (lowest index on ties), ``w ← w − η_t z_{i*}``; ``variant="projected"``
     (default; then ``w ← w / max(1, ||w||)``, ``η_t = 1/√(t+1)``) or ``"unprojected"`` (``η = 1``; the
     classical min-over perceptron, Frank–Wolfe on the dual). The last iterate's margin is not monotone.
-    Kernel form: ``a ← a + η_t e_{i*}``, ``s ← s − η_t Qe_{i*}`` (one row of the Gram matrix, ``n`` kernel evaluations;
-    JST Fig. 3), then both divided by ``max(1, ||w||)`` with ``||w|| = sqrt(−a·s)`` when projected."""
+    Kernel form: :class:`~.kernel.KernelBatchPerceptron` (the card's ``"kernel"`` variant)."""
 
     name = "batch-perceptron"
-    full_gram = False
 
     @dataclass(frozen=True)
     class Config:
         variant: str = "projected"     # projected onto the unit ball with η_t = 1/√(t+1), or η = 1 unprojected
         constraints: ClassVar[dict] = {"variant": [Options("projected", "unprojected")]}
 
+    def step_size(self, t: int) -> float:
+        """``η_t = 1/√(t+1)`` projected, ``η = 1`` unprojected (a Python float)."""
+        return float(1.0 / np.sqrt(t + 1.0)) if self.variant == "projected" else 1.0
+
     def init(self, rng, warm_start, budget):
-        if self.kop is not None:
-            return self.kernel_start(warm_start)
         w = self.start_w(warm_start)
         a = self.bk.zeros_n(self.n) if warm_start is None else None
         return MomentumState(t=0, w=w, s=self.Z.matvec(w), dual_bound=np.inf, a=a)
@@ -294,9 +267,7 @@ class BatchPerceptron(DualFormPlan):
         row, the projection ``max(1, ||w||)`` and the bound stay on the device (no synchronisation)."""
         bk = self.bk
         i = bk.argmax(st.s)
-        eta = float(1.0 / np.sqrt(st.t + 1.0)) if self.variant == "projected" else 1.0   # a Python float
-        if self.kop is not None:
-            return self.kernel_step(st, i, eta)
+        eta = self.step_size(st.t)
         w = st.w - eta * bk.signed_row(self.Z, i)
         a = None if st.a is None else bk.add_at(st.a, i, eta, copy=True)
         if self.variant == "projected":
@@ -309,16 +280,6 @@ class BatchPerceptron(DualFormPlan):
             a = bk.persist(a)
             bound = bk.minimum(bound, self.weights_bound(bk.lazy_norm(w), a))
         return MomentumState(t=st.t + 1, w=w, s=self.Z.matvec(w), dual_bound=bound, a=a)
-
-    def kernel_step(self, st, i: int, eta: float):
-        a = st.a.copy()
-        a[i] += eta
-        s = st.s - eta * self.kop.column(i)
-        if self.variant == "projected":
-            scale = max(1.0, norm_from(a, s))
-            a, s = a / scale, s / scale
-        return KernelState(t=st.t + 1, w=None, s=s, dual_bound=self.kernel_bound(st, a, s), a=a,
-                           c=st.c, h=st.h, certified=st.certified)
 
 
 def sigmoid(s, xp=np):

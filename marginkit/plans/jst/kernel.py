@@ -1,6 +1,13 @@
 """The Ji–Srebro–Telgarsky plans in kernel form: the iterate lives in the dual (Ji, Srebro & Telgarsky, *Fast margin
 maximization via dual acceleration*, ICML 2021, §3.2 (the dual form of Algorithm 1), §6 and Fig. 3).
 
+:class:`KernelDualAccelerated`, :class:`KernelDualAcceleratedStochastic` and :class:`KernelBatchPerceptron` are the
+``"kernel"`` variants of the registry cards ``dual-accelerated``, ``dual-accelerated-stochastic`` and
+``batch-perceptron``: the engine builds one of them for a problem with a kernel, the linear class of
+:mod:`.dual_acceleration` otherwise. Each subclasses its linear class (the method's name, options, constants and
+stop rule) and :class:`KernelDualForm` (the Gram operator, the start, the certificate and the read-outs on the dual
+weights), and writes its own ``init`` and ``step``.
+
 With ``Φ`` the feature map of the kernel, JST's matrix is ``Z = −diag(y)Φ/R`` with ``R = max_i sqrt(k(x_i, x_i))``
 (so ``||z_i|| <= 1`` as JST §2 assume), and ``Q = ZZᵀ = diag(y) K diag(y)/R²``. The plans never form ``w``:
 
@@ -34,6 +41,7 @@ from ...core.kernels import GramRows
 from ...core.solution import Solution
 from ...core.warmstart import parse_warm_start
 from ..common.margin import MarginPlan, MarginState
+from .dual_acceleration import BatchPerceptron, DualAccelerated, DualAcceleratedStochastic
 
 
 def cached_gram(form):
@@ -94,19 +102,21 @@ class KernelState(MarginState):
     certified: bool = True    # a >= 0 (cold start, or a warm start with non-negative weights): the bound applies
 
 
-class DualFormPlan(MarginPlan):
-    """A JST plan that runs on ``w`` for a linear problem (:class:`MarginPlan`) and on the dual weights ``a`` for a
-    kernel problem (this module). ``full_gram``: whether a kernel step needs the whole Gram matrix (Alg. 1) or
-    one row of it (Alg. 2, batch perceptron)."""
+class KernelDualForm(MarginPlan):
+    """What the JST plans share in kernel form: the operator ``Q`` (``kop``), the start, the certificate and the
+    read-outs on the dual weights ``a`` (see the module docstring). ``full_gram``: whether a step needs the whole Gram
+    matrix (Alg. 1) or one row of it (Alg. 2, batch perceptron).
+
+    A kernel class lists it after its linear class, ``class KernelDualAccelerated(DualAccelerated, KernelDualForm)``,
+    so that the linear class's ``setup`` (``super().setup()``, then its own constants) reaches :meth:`setup` here in
+    place of :meth:`MarginPlan.setup`, and the read-outs here replace :class:`MarginPlan`'s (the linear classes define
+    none of them; ``tests/test_variants.py`` checks it). The kernel form runs on NumPy: ``bk`` stays ``NUMPY``."""
 
     full_gram = True
 
     def setup(self):
+        # replaces MarginPlan.setup (no super() call): the kernel form never builds Z = −diag(y)X/R
         form = self.form
-        if getattr(form, "kernel", None) is None:
-            self.kop = None
-            super().setup()
-            return
         self.kop = SignedGram(form, full=self.full_gram)
         self.R = self.kop.R
         self.Z = None
@@ -125,39 +135,123 @@ class DualFormPlan(MarginPlan):
                            certified=bool(np.all(a >= 0)), **fields)
 
     def kernel_bound(self, st: KernelState, a, s) -> float:
-        """``min(previous, R||w||/Σa)`` when the weights are non-negative (the dual certificate of A1)."""
+        """``min(previous, R||w||/Σa)`` when the weights are non-negative (weak duality of the hard-margin problem in
+        the feature space, JST App. A)."""
         if not st.certified:
             return st.dual_bound
         return min(st.dual_bound, self.bound_from_weights(norm_from(a, s), float(a.sum())))
 
     # read-outs ------------------------------------------------------------------------------------
     def norm_w(self, st) -> float:
-        return float(np.linalg.norm(st.w)) if self.kop is None else norm_from(st.a, st.s)
+        return norm_from(st.a, st.s)
 
     def margin(self, st) -> float:
-        if self.kop is None:
-            return super().margin(st)
         nw = norm_from(st.a, st.s)
         return 0.0 if nw == 0.0 else float(-self.R * np.max(st.s) / nw)
 
     def measure(self, st) -> dict:
-        if self.kop is None:
-            return super().measure(st)
         m = self.margin(st)
         return {"margin": m, "margin_upper": st.dual_bound, "gap_bound": st.dual_bound - m,
                 "norm_w": self.norm_w(st)}
 
     def snapshot(self, st):
-        return super().snapshot(st) if self.kop is None else self.kop.dual_coef(st.a)
+        return self.kop.dual_coef(st.a)
 
     def solution(self, st, status) -> Solution:
-        if self.kop is None:
-            return super().solution(st, status)
         m = self.margin(st)
         rel = self.relative_gap(m, st.dual_bound)
         cert = {"margin_lower": m, "margin_upper": st.dual_bound, "gap_bound": st.dual_bound - m,
                 "relative_gap_bound": rel, "relative_gap": rel}
         return Solution(w=None, status=status, certificate=cert, dual_coef=self.kop.dual_coef(st.a))
+
+
+class KernelDualAccelerated(DualAccelerated, KernelDualForm):
+    """JST Algorithm 1 (eq. 1.1) on the dual weights of a problem with a kernel (the dual form of JST §3.2): one
+    product with the Gram matrix per step.
+
+    With ``p = q_t``::
+
+        c ← β(c + q),   h ← β(h + Qq),   a ← a + θ(c + q),   s ← s − θ(h + Qq)
+
+    ``||Zᵀq|| = sqrt(q·Qq)`` and ``||g_t|| = sqrt(c·h)`` give the certificates of
+    :class:`~.dual_acceleration.DualAccelerated` (its options, step ``θ/ρ`` and Thm 3.1(2) bound)."""
+
+    Config = DualAccelerated.Config   # named here so that help() lists the options on this class too
+
+    def init(self, rng, warm_start, budget):
+        st = self.kernel_start(warm_start)
+        st.q = self.dual_weights(st.s)
+        return st
+
+    def step(self, st):
+        t, q = st.t, st.q
+        beta = t / (t + 1.0)
+        Qq = self.kop.matvec(q)
+        c = beta * (st.c + q)
+        h = beta * (st.h + Qq)
+        step = self.theta / self.rho
+        a = st.a + step * (c + q)
+        s = st.s - step * (h + Qq)
+        bound = self.momentum_bound(t, float(np.sqrt(max(float(q @ Qq), 0.0))),
+                                    float(np.sqrt(max(float(c @ h), 0.0))), q)
+        return KernelState(t=t + 1, w=None, s=s, dual_bound=min(st.dual_bound, bound), a=a, c=c, h=h,
+                           q=self.dual_weights(s))
+
+
+class KernelDualAcceleratedStochastic(DualAcceleratedStochastic, KernelDualForm):
+    """JST Algorithm 2 on the dual weights of a problem with a kernel: one row of the Gram matrix per step (``n``
+    kernel evaluations, JST §4).
+
+    With ``i = i_t ~ q_t`` (Gumbel-max, as :class:`~.dual_acceleration.DualAcceleratedStochastic`)::
+
+        c ← β(c + e_i),   h ← β(h + Qe_i),   a ← a + θ(c + e_i),   s ← s − θ(h + Qe_i)
+    """
+
+    Config = DualAcceleratedStochastic.Config   # named here so that help() lists the options on this class too
+    full_gram = False
+
+    def init(self, rng, warm_start, budget):
+        return self.kernel_start(warm_start, rng=rng, theta=self.step_size(budget))
+
+    def step(self, st):
+        i = self.draw(st)
+        t, theta = st.t, st.theta
+        col = self.kop.column(i)
+        beta = self.momentum(t)
+        c = beta * st.c
+        c[i] += beta
+        h = beta * (st.h + col)
+        a = st.a + theta * c
+        a[i] += theta
+        s = st.s - theta * (h + col)
+        return KernelState(t=t + 1, w=None, s=s, dual_bound=self.kernel_bound(st, a, s), a=a, c=c, h=h,
+                           rng=st.rng, theta=theta, certified=st.certified)
+
+
+class KernelBatchPerceptron(BatchPerceptron, KernelDualForm):
+    """The batch perceptron on the dual weights of a problem with a kernel: one row of the Gram matrix per step
+    (``n`` kernel evaluations; JST Fig. 3).
+
+    ``a ← a + η_t e_{i*}``, ``s ← s − η_t Qe_{i*}``, then both divided by ``max(1, ||w||)`` with
+    ``||w|| = sqrt(−a·s)`` when projected (:class:`~.dual_acceleration.BatchPerceptron`)."""
+
+    Config = BatchPerceptron.Config   # named here so that help() lists the options on this class too
+    full_gram = False
+
+    def init(self, rng, warm_start, budget):
+        return self.kernel_start(warm_start)
+
+    def step(self, st):
+        i = self.bk.argmax(st.s)
+        eta = self.step_size(st.t)
+        a = st.a.copy()
+        a[i] += eta
+        s = st.s - eta * self.kop.column(i)
+        if self.variant == "projected":
+            scale = max(1.0, norm_from(a, s))
+            a, s = a / scale, s / scale
+        return KernelState(t=st.t + 1, w=None, s=s, dual_bound=self.kernel_bound(st, a, s), a=a,
+                           c=st.c, h=st.h, certified=st.certified)
 
 
 def norm_from(a, s) -> float:
