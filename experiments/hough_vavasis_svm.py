@@ -1,9 +1,9 @@
-"""Hough & Vavasis §4.3, Table 2 and Figure 4: the perturbed soft-margin SVM by V-FISTA with early stopping.
+"""Hough & Vavasis §4.2, Table 2 and Figure 4: the perturbed soft-margin SVM by V-FISTA with early stopping.
 
 Datasets (offline): scikit-learn's breast cancer, z-scored (569 × 30; the paper lists 568 × 31), and a synthetic
 a9a-sized sparse binary problem (22,696 × 123, 14 one-hot groups, ``marginkit.datasets.a9a_like``; the real a9a is
 not shipped with any dependency, so accuracies are not comparable with the paper's a9a row, only the timings'
-shape). Methods, each on the same training data, accuracy = training accuracy (digest §4.3):
+shape). Methods, each on the same training data, accuracy = training accuracy (§4.2 describes no split):
 
 * FISTA: ``PerturbedSVMDual(X, y)`` (``γ = 64/n``, ``μ = n/128``) solved by ``fista`` with the paper's defaults
   (V-FISTA, guarded stall rule ``δ_min = 1e-4``, 2 stale steps, offset by bisection); also run to a relative
@@ -18,7 +18,7 @@ with a dashed line at its value when the early stop fired.
 
 Claims checked (:data:`CLAIMS`, one line each; ``main`` prints them as a PASS/FAIL table and
 tests/test_experiments_hv.py asserts them on the ``--quick`` run): ``paper_accuracy``, ``early_as_accurate``,
-``certified_separates``, ``as_accurate_as_libsvm`` (§4.3, Table 2) and ``gradient_mapping_falls`` (Fig. 4).
+``certified_separates``, ``as_accurate_as_libsvm`` (§4.2, Table 2) and ``gradient_mapping_falls`` (Fig. 4).
 
 Run::
 

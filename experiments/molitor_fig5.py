@@ -7,7 +7,7 @@ Parameters. ``λ0`` is the plan's data-driven default (``lambda0="auto"``: ``λ0
 upper bound ``γ̄`` on the max margin; 2.0 here, 20 λ*); the paper's schedules are lost with its formulas. Ours:
 ``a = 4`` (λ_k falls below λ* at stage 3, T ≈ 3.2·10³: with ``a = 2`` it takes five stages and 1.4·10⁴
 evaluations from this λ0), ``b = 8``, ``c = ab = 32`` (the smallest growth that does not warn: λ_kη_kT_k stays
-constant, the borderline of Lemma 4.3's c > ab [RECON]), ``η0 = min(1/λ0, 1/L)``, ``T0 = ⌈1/(λ0η0)⌉``.
+constant, the borderline of Lemma 4.3's c > ab in our reconstruction), ``η0 = min(1/λ0, 1/L)``, ``T0 = ⌈1/(λ0η0)⌉``.
 ``T`` = 10⁵ (2·10⁴ with ``--quick``).
 
 Claims (the paper's text on Fig. 5, §6.4), checked at the reduced size by tests/test_experiments_molitor_fig5.py:
@@ -17,10 +17,10 @@ Claims (the paper's text on Fig. 5, §6.4), checked at the reduced size by tests
    average is still above 1e−2 there.
 2. §6.4, Fig. 5: "comparable angle gap". **Depends on the lost parameters, not reproduced with ours**: the best
    iterate's angle gap is orders of magnitude smaller than the average's once it has converged.
-3. §6.4, Fig. 5: "somewhat slower in margin gap". **Not reproduced with our parameters** (the digest's runs,
-   B.4.3 MNW-8, found the same): the best iterate's margin gap is smaller, by orders of magnitude after
-   convergence. With another step schedule (the paper's lost ``η_k``) the average can lead early on; here
-   both outputs agree to within a factor of 2 before stage 3, where ``λ_k > λ*`` (the plateau).
+3. §6.4, Fig. 5: "somewhat slower in margin gap". **Not reproduced with our parameters**: the best iterate's
+   margin gap is smaller, by orders of magnitude after convergence. With another step schedule (the paper's lost
+   ``η_k``) the average can lead early on; here both outputs agree to within a factor of 2 before stage 3, where
+   ``λ_k > λ*`` (the plateau).
 4. Lemma 4.2 / Thm 3.1 (and the data-driven λ0): while ``λ_k > λ*`` the error of both outputs stays on the
    plateau ``||w[λ_k] − w*|| > 0.05``; it drops only after ``λ_k`` falls below ``λ*``. With ``λ0 >= λ*`` (certified)
    the run starts above ``λ*``, as the theorem assumes.

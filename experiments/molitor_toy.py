@@ -4,9 +4,10 @@ set, against gradient descent on the logistic loss with the fixed step ``1/σ_ma
 Data: ``toy-2d`` (four support vectors, ``w* = (½, ½)``, n = 80; the paper's number of extra points is not in
 our text) and ``toy-2d-stretched`` (second coordinate × 20, Fig. 4; ``w*`` and ``λ*`` recomputed by CVXPY).
 Mean hinge, ``λ* = λ*_A/n`` (0.1 on ``toy-2d``). The paper's parameters ("as in Corollary 3.2") are lost
-with its formulas; ours: ``λ0 = 4λ*`` (digest MNW-8), ``a = 2``, ``b = 4`` (the digest's balanced ``b = a³ = 8``
-is much slower on the stretched set), ``T0 = ⌈1/(λ0η0)⌉`` and ``η0 = min(1/λ0, 1/L)`` (the plan's defaults),
-average output, ``c ∈ {4, 8, 64}`` in Fig. 2 and ``c = 8`` in Figs. 3–4. The x-axis is the number of
+with its formulas; ours: ``λ0 = 4λ*``, ``a = 2``, ``b = 4`` (the ``b = a³ = 8`` that balances the two terms of
+Theorem 3.1 in our reconstruction is much slower on the stretched set), ``T0 = ⌈1/(λ0η0)⌉`` and
+``η0 = min(1/λ0, 1/L)`` (the plan's defaults), average output, ``c ∈ {4, 8, 64}`` in Fig. 2 and ``c = 8`` in
+Figs. 3–4. The x-axis is the number of
 subgradient evaluations ``T`` (10⁵; 2·10⁴ with ``--quick``). Logistic GD: summed loss, ``η = 1/σ_max``, from 0
 (``gd`` with ``loss="logistic"``; its rows are scaled by ``R = max||x_i||``, hence ``eta = n R²/σ_max``).
 
@@ -22,7 +23,7 @@ tests/test_experiments_hinge.py asserts them on the ``--quick`` run, the full-si
   and margin gap (relative margin gap 5.9× larger at T = 2·10⁴, 4.8× at 10⁵), and Algorithm 1's error converges
   more slowly;
 * ``fig4_alg1_gaps_unaffected`` (Fig. 4): "Algorithm 1's angle and margin gaps are barely affected": **not
-  reproduced** (expected FAIL, reported as such): with our [RECON] schedules its margin gap grows by orders of
+  reproduced** (expected FAIL, reported as such): with our reconstructed schedules its margin gap grows by orders of
   magnitude on the stretched set;
 * ``fig4_alg1_beats_gd`` (Fig. 4): Algorithm 1 still ends ahead of logistic GD on the stretched set: **full size
   only**: it overtakes logistic GD after about 3·10⁴ evaluations (at T = 10⁵ its margin gap is 6× smaller).

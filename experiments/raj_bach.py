@@ -8,7 +8,7 @@ p = 1 + 1/ln d): Alg. 2, Alg. 1 and stochastic mirror descent on the squared hin
 1000 test pairs from the same generator.
 
 All methods share the seed, hence the index sequence. One run-loop iteration is one epoch of n sampled
-indices; the x-axis counts sampled indices (the paper's x-axis is not stated; digest B4). A point is a
+indices; the x-axis counts sampled indices (Raj & Bach do not state their x-axis in §4). A point is a
 mistake when ``y xᵀθ <= 0`` (θ = 0 at the start makes every point a mistake).
 
 Claims checked in each setting (:data:`CLAIMS`, one line each; ``main`` prints them as a PASS/FAIL table and

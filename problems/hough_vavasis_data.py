@@ -1,5 +1,6 @@
 """Catalog entries of Hough & Vavasis: MNIST and 2-D ellipsoids, the perturbed SVM on breast cancer, an a9a-sized
-sparse SVM (fista-esp-and-svm.md §4)."""
+sparse SVM (M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*,
+2025: §4.1, Tables 1 and 3 and Figure 3; §4.2, Table 2)."""
 from marginkit import EllipsoidSeparation, PerturbedSVMDual, SoftMarginSVM
 from marginkit import datasets as ds
 

@@ -1,6 +1,6 @@
 """Raj & Bach §4: the synthetic ℓ2 and sparse perceptron data (RB Figs. 1 and 2), as seeded catalog entries.
 
-Generator (digest B4, our resolution of the paper's ambiguities in brackets): ``Σ = diag(σ_1..σ_d)`` with
+Generator (RB §4, our resolution of the paper's ambiguities in brackets): ``Σ = diag(σ_1..σ_d)`` with
 ``σ_i = i^{-3/2}`` (ℓ2 setting) or ``1/i`` (sparse setting); ``θ_true ~ N(0, I_d)`` [the law is not stated],
 kept on 50 uniformly chosen coordinates in the sparse setting; ``x ~ N(0, Σ)``, ``s = xᵀθ_true + b`` with
 ``b = 0.005``, ``y = sign(s)``; pairs with ``|s| <= 0.1`` are discarded [the paper writes ``s <= 0.1``, which

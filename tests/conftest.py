@@ -6,7 +6,8 @@ from marginkit import datasets as ds
 
 @pytest.fixture(scope="session")
 def small_separable():
-    """n=60, d=8 Gaussian data through the origin (JST digest Part D style), rows in the unit ball."""
+    """n=60, d=8 Gaussian data through the origin, rows in the unit ball (the ``||x_i|| <= 1`` of Ji, Srebro &
+    Telgarsky §2)."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 8))
     X /= np.linalg.norm(X, axis=1).max()

@@ -1,5 +1,6 @@
-"""Raj & Bach (digest Part B, B6): randomized Dykstra (Alg. 1), its accelerated version (Alg. 2, APCG) and
-stochastic mirror descent on MinNormFeasibility, checked against the certified CVXPY reference."""
+"""Raj & Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021): randomized
+Dykstra (Alg. 1), its accelerated version (Alg. 2, APCG of Lin, Lu & Xiao 2015 with μ = 0) and stochastic mirror
+descent (§2.5) on MinNormFeasibility, checked against the certified CVXPY reference."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,7 +17,8 @@ DUAL_METHODS = ("dykstra", "dykstra-accelerated")
 
 
 def data(n=20, d=40, seed=0):
-    """Gaussian rows with a decaying spectrum (digest B6), labels of a random direction (separable: n < d)."""
+    """Gaussian rows with a decaying spectrum (as in RB §4, at test size), labels of a random direction
+    (separable: n < d)."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d)) * np.arange(1, d + 1) ** -0.5
     return X, np.where(X @ rng.standard_normal(d) >= 0, 1.0, -1.0), rng.standard_normal(n)
@@ -42,10 +44,10 @@ def dual_gap(plan, state, psi_star):
     return psi_star - plan.certificate(state)["dual"]
 
 
-# ---- R1, R2, R10: Prop. 1, Cor. 1, strong duality -------------------------------------------------------
+# ---- Prop. 1, Cor. 1, strong duality --------------------------------------------------------------------
 @pytest.mark.parametrize("method", METHODS)
 def test_bregman_error_of_every_iterate_is_below_the_dual_gap(case, method):
-    """R1/Prop. 1 and R2/Cor. 1: (p−1)/2 ||θ(λ) − θ*||_p² <= D_ψ(θ*, θ(λ)) <= ψ(θ*) − D(λ) at every epoch."""
+    """Prop. 1 and Cor. 1: (p−1)/2 ||θ(λ) − θ*||_p² <= D_ψ(θ*, θ(λ)) <= ψ(θ*) − D(λ) at every epoch."""
     prob, ref = case
     plan, sts = states(prob, method, 40)
     tol = 1e-7 * max(1.0, ref.value)
@@ -57,7 +59,7 @@ def test_bregman_error_of_every_iterate_is_below_the_dual_gap(case, method):
 
 
 def test_interpolation_gap_equals_the_bregman_error(case):
-    """R1 (singletons): ψ(θ*) − D(λ) = D_ψ(θ*, θ(λ)) exactly, for every iterate."""
+    """Prop. 1 (singletons): ψ(θ*) − D(λ) = D_ψ(θ*, θ(λ)) exactly, for every iterate."""
     prob, ref = case
     if prob.constraint != "interpolation":
         pytest.skip("identity for singleton constraint sets")
@@ -68,7 +70,7 @@ def test_interpolation_gap_equals_the_bregman_error(case):
 
 
 def test_margin_gap_is_bregman_error_plus_complementary_slackness(case):
-    """R1 (perceptron): ψ(θ*) − D(λ) = D_ψ(θ*, θ(λ)) + Σ λ_i (y_i x_iᵀθ* − 1)."""
+    """Prop. 1 (perceptron): ψ(θ*) − D(λ) = D_ψ(θ*, θ(λ)) + Σ λ_i (y_i x_iᵀθ* − 1)."""
     prob, ref = case
     if prob.constraint != "margin":
         pytest.skip("identity for margin constraints")
@@ -81,7 +83,7 @@ def test_margin_gap_is_bregman_error_plus_complementary_slackness(case):
 
 @pytest.mark.parametrize("method,tol", [("dykstra", 1e-9), ("dykstra-accelerated", 1e-6)])
 def test_dual_value_increases_to_the_optimum_from_below(case, method, tol):
-    """R10: D(λ_t) <= ψ(θ*) for every t and D(λ_T) -> ψ(θ*); for margins 1ᵀλ_T -> ||θ*||_p²."""
+    """Strong duality: D(λ_t) <= ψ(θ*) for every t and D(λ_T) -> ψ(θ*); for margins 1ᵀλ_T -> ||θ*||_p²."""
     prob, ref = case
     res = prob.solve(method, tol=tol, max_iter=20000, seed=1)
     assert res.status == "optimal"
@@ -127,9 +129,9 @@ def test_budget_stop_is_user_limit_not_optimal():
     assert res.status == "user_limit" and res.iterations == 3
 
 
-# ---- R3: limits --------------------------------------------------------------------------------------
+# ---- limits ------------------------------------------------------------------------------------------
 def test_interpolation_limit_is_the_pseudo_inverse_solution():
-    """R3: for p = 2 the randomized Kaczmarz limit is X⁺y."""
+    """RB §2.3: for p = 2 the randomized Kaczmarz limit is X⁺y."""
     X, _, t = data(n=25, d=50, seed=4)
     res = MinNormFeasibility(X, t, constraint="interpolation").solve("dykstra", tol=1e-11, max_iter=50000)
     assert res.status == "optimal"
@@ -138,7 +140,7 @@ def test_interpolation_limit_is_the_pseudo_inverse_solution():
 
 
 def test_margin_limit_is_the_jst_max_margin_direction():
-    """R3: for p = 2, θ*/||θ*|| is JST's ū and 1/||θ*||₂ = γ̄ (cross-paper identity)."""
+    """For p = 2, θ*/||θ*|| is JST's ū and 1/||θ*||₂ = γ̄ (cross-paper identity)."""
     X, y, _ = data(n=30, d=20, seed=5)
     X = X / np.linalg.norm(X, axis=1).max()
     mm = MaxMargin(X, y)
@@ -150,10 +152,10 @@ def test_margin_limit_is_the_jst_max_margin_direction():
     assert 1 / np.linalg.norm(theta) == pytest.approx(gamma_bar, rel=1e-6)
 
 
-# ---- R4: RCD == SMD for singletons --------------------------------------------------------------------
+# ---- RB Lemma 2: RCD == SMD for singletons ------------------------------------------------------------
 @pytest.mark.parametrize("p", [2.0, 1.5])
 def test_coordinate_ascent_equals_mirror_descent_on_least_squares(p):
-    """R4 (RB Lemma 2): same indices, step 1/L_i: identical iterates for interpolation."""
+    """RB Lemma 2: same indices, step 1/L_i: identical iterates for interpolation."""
     X, _, t = data()
     prob = MinNormFeasibility(X, t, p=p, constraint="interpolation")
     _, a = states(prob, "dykstra", 6, seed=7)
@@ -163,8 +165,8 @@ def test_coordinate_ascent_equals_mirror_descent_on_least_squares(p):
 
 
 def test_coordinate_ascent_and_mirror_descent_split_after_a_repeated_index():
-    """R4 (margins): identical while each index is visited for the first time (same step 1/L_max), then RCD
-    can decrease λ_i and SMD cannot."""
+    """Margins (beyond Lemma 2's singletons): identical while each index is visited for the first time (same step
+    1/L_max), then RCD can decrease λ_i and SMD cannot."""
     X, y, _ = data()
     prob = MinNormFeasibility(X, y)
     rcd, smd = prob.compile("dykstra", step="max"), prob.compile("mirror-descent")
@@ -177,10 +179,12 @@ def test_coordinate_ascent_and_mirror_descent_split_after_a_repeated_index():
     assert np.linalg.norm(s_r.u - s_s.u) > 1e-3
 
 
-# ---- R6: APCG ---------------------------------------------------------------------------------------
+# ---- APCG: RB eq. (8), corrected --------------------------------------------------------------------
 @pytest.mark.parametrize("p", [2.0, 1.5])
 def test_accelerated_expected_gap_is_below_the_apcg_bound(p):
-    """R6: mean over 10 seeds of ψ(θ*) − D(v_t) <= (2n/(2n+t))² [ψ(θ*) − D(0) + ½ Σ L_i λ*_i²]."""
+    """Mean over 10 seeds of ψ(θ*) − D(v_t) <= (2n/(2n+t))² [ψ(θ*) − D(0) + ½ Σ L_i λ*_i²]: RB eq. (8) as
+    corrected (as printed, its first term is scaled in n unlike the APCG theorem it rests on, and it bounds α_t, not
+    the v-sequence that theorem covers; this is APCG's bound, μ = 0, γ_0 = 1/n, in RB's notation with λ = −α/n)."""
     X, y, _ = data(seed=8)
     prob = MinNormFeasibility(X, y, p=p)
     ref = prob.reference()
@@ -198,7 +202,8 @@ def test_accelerated_expected_gap_is_below_the_apcg_bound(p):
 
 
 def test_accelerated_gamma_recursion_and_feasible_v():
-    """R6: γ_0 = 1/n, γ_{t+1}² = (1 − γ_{t+1})γ_t², γ_t <= 2/(t + 2n), and v_t >= 0 (a convex combination)."""
+    """APCG's sequence: γ_0 = 1/n, γ_{t+1}² = (1 − γ_{t+1})γ_t², γ_t <= 2/(t + 2n), and v_t >= 0 (a convex
+    combination)."""
     X, y, _ = data()
     prob = MinNormFeasibility(X, y)
     plan = prob.compile("dykstra-accelerated")
@@ -408,14 +413,14 @@ def test_perceptron_loss_needs_margin_constraints():
         MinNormFeasibility(X, t, constraint="interpolation").solve("mirror-descent", loss="perceptron")
 
 
-# ---- R9: mirror maps --------------------------------------------------------------------------------------
+# ---- mirror maps ------------------------------------------------------------------------------------------
 vectors = st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False), min_size=1, max_size=12)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(vectors, st.sampled_from([1.05, 1.2, 1.5, 2.0]))
 def test_mirror_maps_are_inverse_and_satisfy_fenchel_young(v, p):
-    """R9: ∇ψ*(∇ψ(θ)) = θ and ⟨θ, ∇ψ(θ)⟩ = ||θ||_p² for ψ = ½||·||_p²."""
+    """Mirror maps (RB §2): ∇ψ*(∇ψ(θ)) = θ and ⟨θ, ∇ψ(θ)⟩ = ||θ||_p² for ψ = ½||·||_p²."""
     theta = np.array(v)
     g = grad_half_sq_norm(theta, p)
     scale = max(1.0, np.abs(theta).max())

@@ -1,4 +1,6 @@
-"""Checkable claims of Ji, Srebro & Telgarsky (dual-acceleration-and-dykstra.md, A6) against CVXPY."""
+"""Claims of Ji, Srebro & Telgarsky, *Fast margin maximization via dual acceleration* (ICML 2021), against CVXPY:
+Algorithm 1 and its dual form (§3.2, eq. (3.2), Lemma 3.2), Theorem 3.1 (1) and (2), Lemma 3.1, Proposition 3.2,
+the norm bounds of Lemma C.7, Theorem 4.1 (Algorithm 2), the logistic loss of §5.1 and the ordering of Fig. 1."""
 import numpy as np
 import pytest
 
@@ -53,7 +55,8 @@ def test_alg1_norm_grows_quadratically(run_alg1):
 
 
 def test_alg1_primal_momentum_form_equals_dual_mirror_descent_form(small_separable):
-    """A2.2 with λ_t = 2/(t+2), θ_t = 1 produces the same w_t as the momentum form (J4)."""
+    """The dual form (JST §3.2, eq. (3.2)) with λ_t = 2/(t+2), θ_t = 1 produces the same w_t as the momentum form
+    (their Lemma 3.2)."""
     X, y = small_separable
     Z = -(y[:, None] * X)
     plan = mk.MaxMargin(X, y).compile("dual-accelerated")
@@ -100,7 +103,7 @@ def test_alg1_separates_once_prop_3_2_threshold_is_passed(run_alg1):
 
 
 def test_dual_accelerated_margin_gap_shrinks_faster_than_baselines(digits01):
-    """J7 ordering at t = 1000 and the log–log slope of Algorithm 1 between t = 1000 and 3000."""
+    """The ordering of JST's Fig. 1 at t = 1000 and the log–log slope of Algorithm 1 between t = 1000 and 3000."""
     X, y = digits01
     P = mk.MaxMargin(X, y)
     ref = P.reference()
@@ -145,7 +148,7 @@ def test_certified_upper_bound_never_below_true_margin(small_separable):
 
 
 def test_non_separable_data_certificate_collapses_and_no_margin_is_reported(non_separable):
-    """J2 non-separable part: 4||g_t||²/t² <= 8 ln n/(t+1)² and the method never claims a separator."""
+    """Theorem 3.1 (2), non-separable part: 4||g_t||²/t² <= 8 ln n/(t+1)² and the method never claims a separator."""
     X, y = non_separable
     P = mk.MaxMargin(X, y)
     plan = P.compile("dual-accelerated")

@@ -1,6 +1,8 @@
 """Ellipsoid separation by FISTA with test (28) (Hough & Vavasis), checked against the CVXPY reference.
 
-Claims of fista-esp-and-svm.md §6 (E1–E13) on small instances (d <= 5, j + l <= 10)."""
+Claims of M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*
+(2025), §2 and App. A (Lemma 2.1, Theorems 2.1–2.4, Lemma A.1, Theorem A.2, the PDHG link of App. A.1, the
+normalisation (1)), on small instances (d <= 5, j + l <= 10)."""
 import tracemalloc
 
 import cvxpy as cp

@@ -1,6 +1,8 @@
 """FISTA on the perturbed SVM dual (15) and on the soft-margin dual (12) (Hough & Vavasis), against CVXPY.
 
-Claims of fista-esp-and-svm.md §6 (S1–S14) on small instances (n <= 300, d <= 10)."""
+Claims of M. Hough, S. A. Vavasis, *Data-dependent complexity of first-order methods for binary classification*
+(2025), §3–§4.2 and App. B (the projection onto Ω of (13)–(14), the KKT conditions (17), Theorems 3.1–3.5, the offset
+(27), Table 2), on small instances (n <= 300, d <= 10)."""
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -36,7 +38,7 @@ def model_instance():
     return prob, prob.constants(), Jc, Jd
 
 
-# --- projection onto Ω (S1) ---------------------------------------------------------------------------
+# --- projection onto Ω ((13)–(14)) --------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed, case", list(enumerate(["random", "one_positive", "all_above", "all_below", "ties"])))
 def test_projection_variants_equal_the_cvxpy_projection(seed, case):
@@ -79,7 +81,7 @@ def test_perturbed_primal_and_dual_optimal_values_coincide_in_cvxpy(perturbed):
     dual, primal = prob.reference(), prob.primal().reference()
     assert dual.status == "optimal" and primal.status == "optimal"
     assert dual.value == pytest.approx(primal.value, rel=1e-7)
-    assert np.allclose(dual.w, primal.w, atol=1e-5)       # w* = Cᵀu* − Dᵀv* (S2)
+    assert np.allclose(dual.w, primal.w, atol=1e-5)       # w* = Cᵀu* − Dᵀv* (KKT (17))
     assert abs(np.sum(dual.dual["u"]) - np.sum(dual.dual["v"])) <= 1e-9
 
 
@@ -87,7 +89,7 @@ def test_perturbed_fista_reaches_the_cvxpy_optimum(perturbed):
     prob, const = perturbed
     res = prob.solve("fista", stop="tol", tol=1e-12)
     assert res.status == "optimal"
-    assert res.value == pytest.approx(const["g_star"], rel=1e-8)                  # S4
+    assert res.value == pytest.approx(const["g_star"], rel=1e-8)                  # optimum of (15)
     # ||r − r*|| <= D_k (Thm 3.2) and ||r_cvx − r*|| <= sqrt(2 gap_cvx / μ) (μ-strong concavity)
     ref_radius = np.sqrt(2 * max(prob.reference().certificate["duality_gap"], 0.0) / prob.mu)
     distance = np.linalg.norm(res.dual["a"] - const["r_star"])
@@ -125,7 +127,7 @@ def test_certified_points_satisfy_the_certificate_inequality_at_the_optimum(mode
         T = st.certified
         assert np.all(T >= previous)                                                  # T never shrinks
         assert np.all(np.abs(st.r[T] - const["r_star"][T]) <= st.dist_bound + 1e-7)
-        assert np.all(const["r_star"][T] < prob.gamma)                               # S6: properly classified
+        assert np.all(const["r_star"][T] < prob.gamma)                               # Thm 3.2: properly classified
         previous = T
 
 
@@ -136,7 +138,7 @@ def test_guarded_early_stop_certifies_most_properly_classified_points(model_inst
     assert res.status in ("optimal", "optimal_inaccurate")
     assert (res.status == "optimal") == (res.certificate["relative_gap"] <= 1e-6)
     T = res.info["certified"]
-    assert T.size >= 0.9 * const["properly_classified"].size                           # S13
+    assert T.size >= 0.9 * const["properly_classified"].size                           # §4.2's early stop
     assert np.isin(np.concatenate([Jc, Jd]), T).mean() >= 0.9
     assert res.info["separates_certified"]
 
@@ -145,13 +147,13 @@ def test_unguarded_stall_rule_would_stop_with_nothing_certified(model_instance):
     prob, _, _, _ = model_instance
     plan = prob.compile("fista")
     states = list(plan.iterate(3))
-    assert not states[2].certified.any()       # pitfall 5: nothing is certified at iteration 2
+    assert not states[2].certified.any()       # §4.2's rule as printed: nothing certified at 2
 
 
 def test_breast_cancer_accuracy_matches_the_paper():
     X, y = mk.datasets.breast_cancer()
     res = PerturbedSVMDual(X, y).solve("fista")
-    assert np.mean(res.predict(X) == y) == pytest.approx(0.986, abs=0.005)           # S14 (paper: 0.986)
+    assert np.mean(res.predict(X) == y) == pytest.approx(0.986, abs=0.005)           # Table 2 (paper: 0.986)
 
 
 def test_condition_number_obeys_theorem_3_1(perturbed, model_instance):
@@ -278,6 +280,8 @@ def test_bad_options_raise_problem_error():
 
 
 def test_data_model_constants_reproduce_the_digest_table():
+    """The constants of the data model of Hough & Vavasis §3.3–3.6 (ξ of Lemma 3.4, K of Corollary 3.1, K̄ of (25),
+    Δ of (26), Δ_0 of §3.5.1) at σ1 = σ2 = 1, n = 1000, against their formulas evaluated independently."""
     c = data_model_constants(1.0, 1.0, 0.0, 0.0, 1000)
     assert c["K"] == pytest.approx(0.0234, abs=1e-4) and c["Kbar_min"] == pytest.approx(0.5017, abs=1e-4)
     assert c["Delta26_sup"] == pytest.approx(9.3e-4, rel=0.01) and c["Delta0"] == pytest.approx(0.0610, abs=1e-4)

@@ -1,8 +1,10 @@
-"""Claims of Apidopoulos, Poggio, Rosasco & Villa (hinge-diagonal-and-homotopic.md, A.3 and A.6) for the
-plans ``diagonal`` and ``diagonal-inertial``, checked against the CVXPY reference.
+"""Claims of Apidopoulos, Poggio, Rosasco & Villa, *Iterative regularization in classification via hinge loss diagonal
+descent* (2022), for the plans ``diagonal`` and ``diagonal-inertial``: Algorithms 1–2 of §4.1, Lemmas 5.1–5.3,
+Theorems 5.1–5.2 and the Lyapunov energy (A.63) of §5, checked against the CVXPY reference.
 
-The toy set of §A.4.1 never makes the dual box bind (digest A.4.1), so the schedule-dependent claims use a
-small-margin synthetic set (``small``) where a slow schedule keeps the lower bound ``−1/λ_t`` active."""
+On the toy set of §6.1 (Figs. 2–3) the dual iterates never reach the lower bound of the box ``[−1/λ_t, 0]`` (with
+``γ = 1/||Q||`` every schedule gives the same iterates there), so the schedule-dependent claims use a small-margin
+synthetic set (``small``) where a slow schedule keeps the lower bound ``−1/λ_t`` active."""
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -21,7 +23,8 @@ def states(problem, method, steps, **params):
 
 
 def min_inf_dual(problem, wstar):
-    """The dual solution ``u*`` of smallest ``||u*||_∞`` (digest §0.2, the LP behind ``lambda_star``)."""
+    """The dual solution ``u*`` of smallest ``||u*||_∞`` (the LP behind ``lambda_star``: the KKT conditions of the
+    soft-margin problem (4.8) at ``w*`` need ``λ a ∈ [0, 1]^n``; the proofs of §5 need only ``λ_0||u*||_∞ <= 1``)."""
     Z = problem.y[:, None] * problem.X
     act = np.flatnonzero(Z @ wstar <= 1 + 1e-6)
     a, t = cp.Variable(len(act), nonneg=True), cp.Variable()
@@ -156,7 +159,7 @@ def test_constant_lambda_above_lambda_star_leaves_a_permanent_error_floor(small)
     w_lam = SoftMarginSVM(small.p.X, small.p.y, C=1.0 / lam, bias=False).reference().w
     floor = np.linalg.norm(w_lam - small.wstar)
     _, sts = states(small.p, "diagonal", 20000, schedule="constant", lambda0=lam)
-    assert floor > 0.1 * np.linalg.norm(small.wstar)                  # w_λ ≠ w* (AP-8)
+    assert floor > 0.1 * np.linalg.norm(small.wstar)                  # w_λ ≠ w* for λ > λ*
     assert np.linalg.norm(sts[-1].w - w_lam) <= 1e-3 * floor           # converged, to w_λ
     for st in (sts[10000], sts[-1]):                                    # and the error does not shrink
         assert np.linalg.norm(st.w - small.wstar) >= 0.99 * floor

@@ -1,6 +1,7 @@
 """The Hoffman constants of ``constants()`` (marginkit/reference/hoffman.py), checked by brute force on tiny instances,
 against their definitions (sampled error bounds with distances from independent CVXPY models), and on the toy set
-of Apidopoulos et al. (digest §A.4.1)."""
+of Apidopoulos, Poggio, Rosasco & Villa, *Iterative regularization in classification via hinge loss diagonal descent*
+(2022), §6.1."""
 import itertools
 import time
 
@@ -33,7 +34,8 @@ def brute_force_tau(Z):
 
 
 def toy_set(extra=12, seed=0):
-    """Digest §A.4.1: support vectors ±(½, 3/2), ±(3/2, ½) (so w* = (½, ½)) and points with |⟨w*, x⟩| >= 1.2."""
+    """Apidopoulos et al. §6.1 (Fig. 2): support vectors ±(½, 3/2), ±(3/2, ½) (so w* = (½, ½); the paper prints x4
+    equal to x3, a typo for −x2) and points with |⟨w*, x⟩| >= 1.2 (the paper gives no generator; this is ours)."""
     X = np.array([[0.5, 1.5], [1.5, 0.5], [-0.5, -1.5], [-1.5, -0.5]])
     y = np.array([1.0, 1.0, -1.0, -1.0])
     rng = np.random.default_rng(seed)
@@ -173,7 +175,7 @@ def test_toy_set_of_apidopoulos_et_al_gives_the_digest_values_and_mu_from_5_2():
     X, y = toy_set()
     c = mk.MaxMargin(X, y).constants()
     assert c["hoffman_separability"] == pytest.approx(1 / np.sqrt(2), rel=1e-6)   # ||w*|| with w* = (½, ½)
-    assert c["dual_least_norm"] == pytest.approx(0.25, rel=1e-5)                 # digest: ||u*|| = 1/4
+    assert c["dual_least_norm"] == pytest.approx(0.25, rel=1e-5)                 # u* = −1/8 on the 4 support vectors
     tau = c["hoffman_dual"]
     assert tau["exact"] and tau["value"] == pytest.approx(dual_hoffman(y[:, None] * X)["value"], rel=1e-12)
     opnorm = np.linalg.norm(X, 2)

@@ -1,6 +1,9 @@
-"""Claims of Molitor, Needell & Ward (hinge-diagonal-and-homotopic.md, B.2–B.3 and B.6) for the plan
-``homotopic``, checked against the CVXPY reference. The schedule constants are the digest's [RECON]
-defaults or the paper's experimental choice ``λ0`` = a few times ``λ*`` (mean hinge: ``λ* = λ*_A/n``)."""
+"""Claims of Molitor, Needell & Ward, *Bias of homotopic gradient descent for the hinge loss* (Appl. Math. Optim.
+2021): Algorithm 1, the bounded iterates of Lemma 2.2, the one-stage bound of Lemma 4.1, the regularisation path of
+Lemma 4.2 and the gaps of Lemma 3.4, for the plan ``homotopic``, checked against the CVXPY reference. The schedule
+constants are the reconstructed defaults of :mod:`marginkit.plans.homotopic.homotopic` (marked [RECON] there: our
+copy of the paper lost its formulas) or the paper's experimental choice ``λ0`` = a few times ``λ*`` (mean hinge:
+``λ* = λ*_A/n``)."""
 import math
 import warnings
 
@@ -55,7 +58,9 @@ def stage_outputs(sts):
 
 @pytest.mark.parametrize("output", ["average", "best"])
 def test_plan_reproduces_the_stagewise_pseudocode(toy, output):
-    """Algorithm 1 of the digest (B.2.1), transcribed literally with ``Z`` and three stages."""
+    """Algorithm 1 of Molitor, Needell & Ward (§2: stages of subgradient steps on ``f_λ``, each started at the
+    previous stage's average), with the geometric schedules ``λ_k = λ0/a^k``, ``η_k = η0/b^k``, ``T_k = T0 c^k``
+    of our reconstruction, transcribed literally with ``Z`` and three stages."""
     lam0, eta0, T0, a, b, c = 0.3, 0.1, 7, 2.0, 8.0, 16.0
     plan, sts = run(toy, 7 + 112 + 1792, lambda0=lam0, eta0=eta0, T0=T0, lambda_decay=a, step_decay=b,
                     stage_growth=c, output=output)

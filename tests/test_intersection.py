@@ -1,5 +1,7 @@
 """ProjectionOntoIntersection: Raj & Bach's general case (x_i = I, Y_i = K_i), where randomized dual coordinate
-ascent is Dykstra's algorithm (digest B2.2, claim R5), against the certified CVXPY reference."""
+ascent is Dykstra's algorithm (Raj & Bach, *Explicit regularization of stochastic gradient methods through duality*,
+AISTATS 2021: eq. (2) with ``k = d``, ``x_i = I``, §2; Algorithm 1 of §2.2 is then Dykstra's algorithm with a random
+order, the link to block coordinate ascent that their §1.1 recalls), against the certified CVXPY reference."""
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from marginkit.formulations.intersection import dual_value
 
 
 def instance(seed=2, d=6):
-    """3 half-spaces, a ball and a one-sided box (digest R5); seed 2 has a non-degenerate active set."""
+    """3 half-spaces, a ball and a one-sided box (our instance); seed 2 has a non-degenerate active set."""
     rng = np.random.default_rng(seed)
     x0 = 3 * rng.standard_normal(d)
     sets = [HalfSpace(rng.standard_normal(d), 0.3) for _ in range(3)]
@@ -46,8 +48,8 @@ def cyclic_dykstra(x0, sets, sweeps):
 
 
 def test_dykstra_is_the_euclidean_projection_and_alternating_projections_is_not(euclidean):
-    """R5: random-order Dykstra = CVXPY's projection = cyclic Dykstra; plain alternating projections converge
-    to a feasible point that is not the projection."""
+    """Raj & Bach §2.2 with ``x_i = I``: random-order Dykstra = CVXPY's projection = cyclic Dykstra; plain
+    alternating projections converge to a feasible point that is not the projection."""
     prob, ref = euclidean
     res = prob.solve("dykstra", tol=1e-12, max_iter=20000, seed=0)
     assert res.status == "optimal"
@@ -70,7 +72,7 @@ def test_dual_methods_meet_their_certificate_on_sets(euclidean, method, tol, agr
 
 
 def test_dual_value_stays_below_the_projection_distance(euclidean):
-    """R10 on sets: D(λ_t) <= ½||θ* − point||² at every epoch; Prop. 1 at every epoch."""
+    """Strong duality on sets: D(λ_t) <= ½||θ* − point||² at every epoch; Prop. 1 at every epoch."""
     prob, ref = euclidean
     plan = prob.compile("dykstra")
     for s in list(plan.iterate(60, seed=3))[::5]:

@@ -26,7 +26,7 @@ def test_max_margin_is_inverse_norm_of_hard_margin_solution(small_separable):
 
 
 def test_reference_matches_jst_dual_form(small_separable):
-    """min_{q in simplex} ||Z^T q|| equals the max margin (JST A1)."""
+    """min_{q in simplex} ||Z^T q|| equals the max margin (Ji, Srebro & Telgarsky, App. A)."""
     import cvxpy as cp
     X, y = small_separable
     q = cp.Variable(len(y), nonneg=True)
@@ -47,7 +47,9 @@ def test_non_separable_max_margin_is_infeasible_with_hull_certificate(non_separa
 
 
 def test_constants_give_margin_support_vectors_and_lambda_star():
-    """Toy set: w* = (1/2, 1/2), four support vectors, λ*_A = 8 (hinge digest §0.2)."""
+    """Toy set: w* = (1/2, 1/2), four support vectors, λ*_A = 8: the largest λ with ``w_λ = w*`` in the soft-margin
+    problem (4.8) of Apidopoulos et al., whose KKT conditions at ``w*`` need ``λ a ∈ [0, 1]^n`` with ``Zᵀa = w*``;
+    the least ``||a||_∞`` is 1/8."""
     from marginkit import datasets as ds
     X, y = ds.toy_four_support_vectors()
     c = mk.MaxMargin(X, y).constants()
