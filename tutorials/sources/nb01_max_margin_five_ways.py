@@ -361,6 +361,7 @@ SOLUTIONS = [
     about $10^{-3}$ instead of a negative margin after 1,000 steps). The accelerated coordinate method of RB is
     guaranteed $O(1/t^2)$ in the dual gap and is ahead during the first few dozen epochs, but plain randomized
     coordinate ascent converges linearly on this problem and overtakes it: acceleration with the parameter
-    $\mu = 0$ does not exploit strong concavity (RB; digest pitfall B5.5).
+    $\mu = 0$ (RB §2.4, after Lin, Lu & Xiao 2015) does not exploit the strong concavity of the dual, which RB §4,
+    remark (c), credit for the linear convergence of the plain method.
     """),
 ]

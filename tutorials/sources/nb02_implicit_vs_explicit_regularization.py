@@ -80,9 +80,10 @@ CELLS = [
     \qquad w_\lambda = -Z^\top u_\lambda ,$$
     the regularization is a *box* on the multipliers; once the box contains a hard-margin multiplier $u^*$
     ($\lambda \|u^*\|_\infty \le 1$) it no longer binds. So $\lambda^* = 1/\min_{u^*}\|u^*\|_\infty$, a linear
-    program that `constants()` solves (digest §0.2).
+    program that `constants()` solves. (AP state their rates for $\lambda_0 \le 1/\|u^*\|$; their proofs use only
+    $\lambda_0\|u^*\|_\infty \le 1$, and $u^*$ need not be unique, hence the minimum.)
 
-    The toy set of AP §4.1 / MNW §5 has four support vectors $\pm(\tfrac12, \tfrac32)$, $\pm(\tfrac32, \tfrac12)$ and
+    The toy set of AP §6.1 / MNW §5 has four support vectors $\pm(\tfrac12, \tfrac32)$, $\pm(\tfrac32, \tfrac12)$ and
     76 points farther away, so that $w^* = (\tfrac12, \tfrac12)$.
     """),
     TOY,
@@ -153,11 +154,12 @@ CELLS = [
     MNW work in the **primal**: stages $k = 0, 1, \dots$ of $T_k$ subgradient steps on the regularized hinge loss
     $f_{\lambda_k}(w) = \frac1n\sum_i \max(0, 1 - z_i^\top w) + \frac{\lambda_k}2\|w\|^2$ (eq. 2, averaged hinge), each
     stage warm-started at the *average* of the previous stage's iterates, with $\lambda_k$ and the step $\eta_k$
-    decreasing geometrically and $T_k$ growing. The formulas of our copy of the paper are lost; marginkit uses the
-    digest's reconstruction ($\lambda_k = \lambda_0 2^{-k}$, $\eta_k = \eta_0 8^{-k}$, $T_k = T_0 c^k$; method
-    `homotopic`), with the rate $\|\tilde w_K - w^*\| = O(T^{-1/(4+\delta)})$ in the total number $T$ of
-    subgradient steps ($\delta = 2$ by default: $T^{-1/6}$). With the averaged hinge, $\lambda^*$ is divided by
-    $n$; we start at $\lambda_0 = 4\lambda^*/n$ so that the fourth stage is below $\lambda^*$.
+    decreasing geometrically and $T_k$ growing. The formulas of our copy of the paper are lost; marginkit uses a
+    reconstruction, the standard analysis fitted to every surviving sentence ($\lambda_k = \lambda_0 2^{-k}$,
+    $\eta_k = \eta_0 8^{-k}$, $T_k = T_0 c^k$; method `homotopic`), with the rate
+    $\|\tilde w_K - w^*\| = O(T^{-1/(4+\delta)})$ in the total number $T$ of subgradient steps ($\delta = 2$ by
+    default: $T^{-1/6}$). With the averaged hinge, $\lambda^*$ is divided by $n$; we start at
+    $\lambda_0 = 4\lambda^*/n$ so that the fourth stage is below $\lambda^*$.
 
     We compare, on the same budget, the distance $\|w_t - w^*\|$ and the margin gap $\gamma^* - \gamma(w_t)$
     (log–log axes) with the rates proven for each method, drawn as guide lines. As a baseline we add gradient
@@ -219,7 +221,7 @@ CELLS = [
       first step already points almost along $w^*$, so its margin gap starts small — and then *grows* before it
       will eventually decrease: the implicit bias of GD is slow and not monotone.
 
-    The margin gap of a symmetric toy problem is not monotone for any method (digest A.4.1); on this set the
+    The margin gap of a symmetric toy problem is not monotone for any method; on this set the
     λ-schedule also makes no difference to AP's methods, because the dual iterates never reach the box. To see
     schedules at work we need data whose dual solution is large: noisy labels and a kernel.
 
@@ -258,8 +260,8 @@ CELLS = [
     With a kernel, `MaxMargin(X, y, kernel="rbf", gamma=...)` runs AP's method on the coefficients:
     $f_t(x) = \sum_i (-u_{t,i})\, y_i\, k(x_i, x)$ (AP Remark 4.1, sign and labels restored). From each state we
     read the normalised kernel margin $\min_i y_i f_t(x_i)/\|f_t\|_{\mathcal H}$ (`plan.margin(state)`) and the
-    test error. The kernel hard-margin problem of noisy data is so ill-conditioned (digest A.5.14) that we plot
-    the margin itself rather than a gap to a CVXPY reference.
+    test error. The kernel hard-margin problem of noisy data is so ill-conditioned (its Gram matrix is positive
+    definite, but barely) that we plot the margin itself rather than a gap to a CVXPY reference.
     """),
     NOISY_DATA,
     code("""
@@ -303,7 +305,7 @@ CELLS = [
     assert max(clean) - min(clean) <= 0.03
     """),
     md(r"""
-    What the figure shows (compare AP's claims 1–4, digest A.4.2):
+    What the figure shows (compare AP's discussion of Figs. 4–5 in §6.1):
 
     * **Margin** (top): the fast decays ($8/t$, $8/t^2$, $8/2^t$; the last two dashed, exactly on top of $8/t$)
       push the margin up fastest: their box is wide enough almost immediately and never binds again. The slow
@@ -440,8 +442,8 @@ SOLUTIONS = [
     (`res.w` of a `MaxMargin` result is rescaled onto the constraint set $\min_i y_i x_i^\top w = 1$, so we read the
     raw iterate from the dual variable.) With $\lambda = 2\lambda^*$ the iteration converges to the soft-margin
     solution $w_\lambda \neq w^*$ — shorter, because the box caps the multipliers; with $\lambda = \lambda^*/2$ the
-    box contains $u^*$ and the limit is $w^*$ (claim AP-8). A *decreasing* schedule removes the bias without
-    knowing $\lambda^*$.
+    box contains $u^*$ and the limit is $w^*$ (with a constant $\lambda$, Algorithm 1 solves the soft-margin dual
+    (4.9)). A *decreasing* schedule removes the bias without knowing $\lambda^*$.
 
     ## Exercise 3 — the inertia parameter
     """),

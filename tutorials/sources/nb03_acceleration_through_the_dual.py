@@ -169,7 +169,7 @@ CELLS = [
     entries to underflow, and an entry that is 0 stays 0).
 
     The two forms are related by $\beta_t = \lambda_{t-1}(1-\lambda_t)/\lambda_t = t/(t+1)$ and by
-    $Z^\top \mu_t = 2 g_t / t$ (digest A2.2; JST Lemma C.1). The next cell runs the dual form and checks both
+    $Z^\top \mu_t = 2 g_t / t$ (JST §3.2, Lemma 3.2, proved in App. C). The next cell runs the dual form and checks both
     identities.
     """),  # noqa: E501 -- a markdown table row cannot be wrapped
     code("""

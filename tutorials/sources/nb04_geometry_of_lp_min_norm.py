@@ -19,8 +19,9 @@ SETUP = code("""
 
 RB_DATA = code("""
     def rb_data(setting, n, d, seed=0):
-        \"\"\"Raj & Bach §4 generator (digest B4): x ~ N(0, Σ), Σ = diag(i^-1.5) ("l2") or diag(1/i) ("sparse", with a
-        50-sparse θ_true); y = sign(xᵀθ_true + 0.005); pairs with |xᵀθ_true + 0.005| <= 0.1 are discarded.
+        \"\"\"Raj & Bach §4 generator: x ~ N(0, Σ), Σ = diag(i^-1.5) ("l2") or diag(1/i) ("sparse", with a
+        50-sparse θ_true); y = sign(xᵀθ_true + 0.005); pairs with |xᵀθ_true + 0.005| <= 0.1 are discarded (the
+        paper prints the filter without the absolute value, which would discard every negative example).
         Returns n training and n test pairs.\"\"\"
         rng = np.random.default_rng(seed)
         i = np.arange(1, d + 1)
@@ -164,7 +165,8 @@ CELLS = [
     ## 3. The dual, the mirror map and coordinate ascent
 
     Write $a_i = y_i x_i$ (margin case). With multipliers $\lambda_i \ge 0$, the dual of
-    $\min\tfrac12\|\theta\|_p^2$ s.t. $a_i^\top\theta \ge 1$ is (RB §2, digest B1, with $1/p + 1/q = 1$)
+    $\min\tfrac12\|\theta\|_p^2$ s.t. $a_i^\top\theta \ge 1$ is (RB §3, eqs. (11)–(12) with $\alpha_i = n\lambda_i$;
+    $1/p + 1/q = 1$)
     $$\max_{\lambda \ge 0}\ D(\lambda) = \mathbf 1^\top\lambda - \tfrac12\Big\|\sum_i \lambda_i a_i\Big\|_q^2,
     \qquad \theta(\lambda) = \nabla\psi^*\Big(\sum_i\lambda_i a_i\Big),\quad
     \nabla\psi^*(u) = \|u\|_q^{2-q}\,\operatorname{sign}(u)\,|u|^{q-1}.$$
@@ -242,8 +244,8 @@ CELLS = [
     Plain alternating projections stop at the first feasible point they reach, $(0.6, -0.3)$, which is not the
     closest one: that method solves the *feasibility* problem only. Dykstra's corrections "remember" how far each
     set pushed the iterate and give it back in the next round, so the iteration converges to the projection
-    (digest claim R5). In the dual picture: alternating projections never *decrease* a multiplier, while
-    coordinate ascent can undo an earlier push.
+    (Dykstra's algorithm is block coordinate ascent on the dual, the link RB §1.1 build on). In the dual picture:
+    alternating projections never *decrease* a multiplier, while coordinate ascent can undo an earlier push.
 
     marginkit's `dykstra` method is RB's randomized version: each iteration is an *epoch* of as many updates as
     there are sets, with indices drawn uniformly. Its limit is the same projection, with a certificate:
@@ -263,14 +265,16 @@ CELLS = [
     | method | marginkit | guarantee |
     |---|---|---|
     | randomized coordinate ascent (RB Alg. 1) | `dykstra` | $O(n L_{\max}/t)$ (RB eq. 5) |
-    | accelerated coordinate ascent (RB Alg. 2) | `dykstra-accelerated` | $\big(\tfrac{2n}{2n+t}\big)^2\big[\text{gap}(0) + \tfrac12\sum_i L_i\lambda_i^{*2}\big]$ (RB eq. 8, corrected: digest B3) |
+    | accelerated coordinate ascent (RB Alg. 2) | `dykstra-accelerated` | $\big(\tfrac{2n}{2n+t}\big)^2\big[\text{gap}(0) + \tfrac12\sum_i L_i\lambda_i^{*2}\big]$ (RB eq. 8, corrected: see below) |
     | stochastic mirror descent on $\frac1{2n}\sum_i(1 - a_i^\top\theta)_+^2$ (baseline) | `mirror-descent` | $O(1/t)$ for the *averaged* iterate (RB Thm 1) |
 
     One marginkit iteration is one epoch ($n$ steps). We run all three on RB's two settings at a reduced size
     ($n = 200$, $d = 400$ instead of $1000 \times 2000$): the $\ell_2$ perceptron ($p = 2$, spectrum $i^{-3/2}$) and
     the sparse perceptron ($p = 1 + 1/\ln d$, spectrum $1/i$, 50-sparse truth), and record the dual gap
     (against CVXPY) and the training and test mistakes (RB Figures 1–2). The accelerated method returns the
-    sequence $\theta(v_t)$ covered by the theorem (digest B2.3).
+    sequence $\theta(v_t)$ covered by the theorem: RB's Algorithm 2 is APCG (Lin, Lu & Xiao 2015) with $\mu = 0$,
+    whose bound is for the sequence $v_t$, while RB's pseudo-code returns $\theta(\alpha_t)$ and their eq. (8), as
+    printed, scales its first term in $n$ unlike that bound. The table gives APCG's bound in this lab's notation.
     """),  # noqa: E501 -- a markdown table row cannot be wrapped
     code("""
     methods = ["dykstra", "dykstra-accelerated", "mirror-descent"]
@@ -281,7 +285,7 @@ CELLS = [
         p = 2.0 if setting == "l2" else 1 + 1 / np.log(d)
         Pr = mk.MinNormFeasibility(Xr, yr, p=p)
         ref_r = Pr.reference()
-        # RB eq. (8) as corrected in the digest (B3): E gap(v_t) <= (2n/(2n+t))² [gap(0) + ½ Σ L_i λ*_i²], t in steps
+        # RB eq. (8) corrected to APCG's bound: E gap(v_t) <= (2n/(2n+t))² [gap(0) + ½ Σ L_i λ*_i²], t in steps
         q = p / (p - 1)
         L = np.linalg.norm(Xr, ord=q, axis=1) ** 2 / (p - 1)
         lam_star = ref_r.dual["lambda"]
@@ -327,12 +331,13 @@ CELLS = [
       computed from the CVXPY multipliers $\lambda^*$; the bound holds in expectation, this is one run). Plain
       coordinate ascent is guaranteed only $1/t$, but with $n < d$ the matrix $XX^\top$ is invertible, the dual is
       strongly concave, and it actually converges *linearly* — on small problems it can overtake the accelerated
-      method, which (with $\mu = 0$ in APCG) does not exploit strong concavity (digest pitfall B5.5). The theorem
+      method, which (with $\mu = 0$ in APCG) does not exploit strong concavity (RB §2.4). The theorem
       orders the *guarantees*, not every run.
     * Mirror descent on the squared hinge (primal, last iterate) is the slowest, especially in the sparse
       setting, where its step $1/L_{\max}$ is small.
-    * Training mistakes reach zero once $\|\theta_t - \theta^*\|_p < 1/\max_i\|a_i\|_q$ (Hölder; digest R8); the
-      test mistakes level off at the generalisation error of the max-margin classifier.
+    * Training mistakes reach zero once $\|\theta_t - \theta^*\|_p < 1/\max_i\|a_i\|_q$ (Hölder:
+      $a_i^\top\theta_t \ge 1 - \|a_i\|_q\|\theta_t - \theta^*\|_p$); the test mistakes level off at the
+      generalisation error of the max-margin classifier.
 
     ## Summary
 

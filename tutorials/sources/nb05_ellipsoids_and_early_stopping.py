@@ -41,8 +41,8 @@ CELLS = [
     # Lab 5 — Ellipsoids and early stopping
 
     *Course on margins, implicit bias and first-order methods.* Paper: M. Hough, S. A. Vavasis, **Data-dependent
-    complexity of first-order methods for binary classification** ("HV" below; equation and theorem numbers are
-    the paper's, "digest" refers to marginkit's implementation notes on the paper).
+    complexity of first-order methods for binary classification** (2025; "HV" below; equation and theorem numbers
+    are the paper's).
 
     **Learning goals.** After this lab you can
 
@@ -162,7 +162,7 @@ CELLS = [
     assert fired and fired[0] == 6 and res.iterations == 6 and res.status == "optimal"
     """),
     md(r"""
-    The first iterate is the difference of the class sums, $w_1 \propto \sum d_i - \sum c_i$ (digest §2.3): here
+    The first iterate is the difference of the class sums, $w_1 \propto \sum d_i - \sum c_i$ (exercise 2): here
     it points across the long axes and fails. The residual then rotates towards the normal of the ellipses, and
     at iteration 6 test (28) certifies a separator. `P.solve("fista")` does exactly this and returns the
     certified hyperplane with status `optimal` (the status means: *certified separator found*). The test is not
@@ -172,9 +172,12 @@ CELLS = [
 
     How many iterations can this take? HV measure the difficulty by $\delta_{\mathcal A}$: the smallest
     perturbation of the centres after which the classes are no longer separable. marginkit's `constants()` takes
-    the definition of the paper's proof (digest §1.5): $\delta_{\mathcal A} = \operatorname{dist}(\operatorname{conv}
+    the definition of the proof of HV Theorem 2.3 (the paper does not say how a perturbation is measured; its
+    proof moves the centres of one class by one vector): $\delta_{\mathcal A} = \operatorname{dist}(\operatorname{conv}
     \cup C_i,\ \operatorname{conv}\cup D_i)$ (one class moves; `"delta_both"` is half of it, both classes move),
-    computed as an SOCP, together with $\|v_D\|$. Theorem 2.3 and the digest give
+    computed as an SOCP, together with $\|v_D\|$. Theorem 2.3 gives $\delta_{\mathcal A} \le 3\|v_D\|$, and
+    $\|v_D\| \le \delta_{\mathcal A}$ because $v_D = (s^*, t^*, w^*)$ is feasible for the primal (2) with
+    $s^* + t^* = \|v_D\|^2$ (Lemma A.1), so the unit normal $w^*/\|w^*\|$ has margin at least $\|v_D\|$; together
     $\|v_D\| \le \delta_{\mathcal A} \le 3\|v_D\|$ (normalised units), and **Theorem 2.4** bounds the iteration of
     the early stop by
     $$k \le \frac{54\sqrt2\,\|\mathcal A\|\,\|x_0 - \bar x\|}{\delta_{\mathcal A}^2} - 1 .$$
@@ -289,15 +292,16 @@ CELLS = [
 
     1. **Lemma 2.1 by sampling.** For the first C-ellipse of section 1 and a random unit $w$, sample 10,000 points
        $c + Au$, $\|u\| \le 1$, and compare the largest $w^\top z$ with $c^\top w + \|A^\top w\|$. Which point attains
-       the maximum (digest §1.1 gives $c + AA^\top w/\|A^\top w\|$)?
+       the maximum (the equality case of Cauchy–Schwarz in the proof of Lemma 2.1, HV App. A, gives
+       $c + AA^\top w/\|A^\top w\|$)?
     2. **The first iterate.** Show that from $x_0 = 0$ the first FISTA iterate has $v_1 = (1 - j/L,\ 1 - l/L,\
-       (\sum d_i - \sum c_i)/L)$ with $L = \|\mathcal A\|^2$, $j, l$ the numbers of ellipsoids (digest E10). Check it on
+       (\sum d_i - \sum c_i)/L)$ with $L = \|\mathcal A\|^2$, $j, l$ the numbers of ellipsoids. Check it on
        the tilted instance (`plan.L` is $L$; the data there are already normalised, $\alpha = 1$). Why does it
        explain the many one-iteration stops of section 5?
     3. **Closer and closer.** Use `tilted_problem(gap)` for gaps between 0.055 and 0.3. Plot the early-stop
        iteration and the Theorem 2.4 bound against $\delta_{\mathcal A}$. What happens for `gap = 0.04`?
     4. **Invariance.** Multiply all centres and shapes of the tilted instance by 10. Check that FISTA takes the same
-       number of iterations and that the hyperplane offset scales by 10 (digest E13).
+       number of iterations and that the hyperplane offset scales by 10 (why does the normalisation (1) make this so?).
     5. **PDHG.** The other method listed for ESP is `pdhg` (HV Appendix A; O(1/k) instead of FISTA's O(1/k²)).
        Compare its iteration counts with FISTA's on the instances of section 4.
     """),

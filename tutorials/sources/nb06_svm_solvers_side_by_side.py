@@ -101,8 +101,9 @@ CELLS = [
 
     ## 2. Breast cancer: the numbers of HV's Table 2
 
-    scikit-learn's Wisconsin breast-cancer set (569 × 30), features z-scored (digest §4.3: this reproduces HV's
-    numbers). As in HV, accuracy is *training* accuracy. The production solvers are emulated as in the digest:
+    scikit-learn's Wisconsin breast-cancer set (569 × 30), features z-scored (HV do not describe their
+    preprocessing; z-scoring reproduces their numbers). As in HV, accuracy is *training* accuracy (§4.2 describes
+    no split). The production solvers, which HV run through Julia wrappers with their defaults, are emulated:
     LIBSVM ≈ `SVC(kernel="linear", C=1)` (the same SVM as ours), LIBLINEAR.jl's defaults ≈
     `LinearSVC(C=1, loss="squared_hinge", dual=True, tol=0.1, fit_intercept=False)` (a different model: squared
     hinge, no bias).
@@ -167,7 +168,7 @@ CELLS = [
     Hence if $\gamma - r_{k+1,i} > D_k$, then $r^*_i < \gamma$: **point $i$ is certified properly classified**
     ($\theta^*_i > \tfrac12$ by Theorem 3.3), and it stays certified. HV stop when the certified fraction
     $p_k = |T_k|/n$ stops growing (by more than $10^{-4}$, twice in a row; marginkit only starts counting after
-    the first certification — the literal rule stops at iteration 2 with nothing certified, digest §2.7).
+    the first certification — §4.2's rule taken literally stops at iteration 2 with nothing certified).
 
     We step through the plan on breast cancer: `state.dist_bound` is $D_k$, `state.certified` the set $T_k$.
     """),
@@ -347,7 +348,7 @@ SOLUTIONS = [
     md(r"""
     Early on, $D_k$ is much larger than $\gamma$ (it is $2\kappa$ times a step length), nothing is certified, the
     fraction does not grow, and the literal rule declares a stall at iteration 2 with an empty certificate. The
-    guard (count stale steps only after the first certification) is essential (digest §2.7).
+    guard (count stale steps only after the first certification) is essential; HV §4.2 do not state it.
 
     ## Exercise 4 — the choice of γ
     """),
