@@ -54,22 +54,12 @@ def _parser():
 
 
 def _run_options(args):
-    opts = {"seed": args.seed}
-    if args.max_iter is not None:
-        opts["max_iter"] = args.max_iter
-    if args.tol is not None:
-        opts["tol"] = args.tol
-    return opts
+    return {"seed": args.seed, **{k: v for k, v in (("max_iter", args.max_iter), ("tol", args.tol)) if v is not None}}
 
 
 def _progress_line(done: int, total: int, row: dict) -> str:
     note = row.get("note", "")
     return f"[{done}/{total}] {row['method']:<28s} {row['status']:<12s} {row['time']:.3g}s  {note}".rstrip()
-
-
-def _progress(done: int, total: int, row: dict) -> None:
-    """One line per finished row on stderr (the table itself goes to stdout at the end)."""
-    print(_progress_line(done, total, row), file=sys.stderr, flush=True)
 
 
 class _ProgressBar:
@@ -149,6 +139,14 @@ def _load_weights(path):
     return w[0] if w.ndim == 2 and w.shape[0] == 1 else w
 
 
+def _print_result(res) -> None:
+    """The result and its scalar certificate entries."""
+    print(res)
+    if res.certificate:
+        print("certificate:", ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                                        for k, v in res.certificate.items() if isinstance(v, (int, float, str))))
+
+
 def main(argv=None) -> int:
     import marginkit
     from marginkit import ProblemError, catalog
@@ -175,11 +173,7 @@ def main(argv=None) -> int:
                 res = prob.solve("cvxpy", **({"solver": args.solver} if args.solver else {}))
             else:
                 res = prob.solve(args.method, verbose=args.verbose, **_run_options(args))
-            print(res)
-            if res.certificate:
-                shown = {k: v for k, v in res.certificate.items() if isinstance(v, (int, float, str))}
-                print("certificate:", ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
-                                                for k, v in shown.items()))
+            _print_result(res)
             return 0
         if args.command == "compare":
             methods = None
@@ -211,10 +205,7 @@ def main(argv=None) -> int:
             w = _load_weights(args.weights)
             prob = catalog.load(args.name, quick=args.quick)
             res = certify(prob, w if args.offset is None else (w, args.offset), tol=args.tol)
-            print(res)
-            shown = {k: v for k, v in res.certificate.items() if isinstance(v, (int, float, str))}
-            print("certificate:", ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
-                                            for k, v in shown.items()))
+            _print_result(res)
             if res.info.get("message"):
                 print(res.info["message"])
             return 0
@@ -228,10 +219,7 @@ def main(argv=None) -> int:
                 return 2
             return bench.main(quick=args.quick, output=args.output,
                               only=args.only.split(",") if args.only else None)
-    except ProblemError as exc:
-        print(f"marginkit: error: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:
+    except (ProblemError, ImportError) as exc:
         print(f"marginkit: error: {exc}", file=sys.stderr)
         return 2
     return 2

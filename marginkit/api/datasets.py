@@ -15,6 +15,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.params import Interval, Options, check_values
 from ..core.validation import ProblemError
 
 Matrix = np.ndarray | sp.csr_matrix   # a dense array or a CSR matrix (annotations only)
@@ -57,16 +58,12 @@ def mnist_pair(a: int, b: int, per_class: int | None = None, scale: str = "max-n
     ``scale="max-norm"`` divides by the largest row norm (JST's choice, keeps the geometry);
     ``"unit"`` normalises each row. With ``test_fraction > 0`` returns ``(X, y, X_test, y_test)``.
     """
-    if scale not in ("max-norm", "unit"):
-        raise ProblemError(f"scale must be 'max-norm' or 'unit'; got {scale!r}")
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float)) or not 0 <= test_fraction < 1:
-        raise ProblemError(f"test_fraction must be a number in [0, 1); got {test_fraction!r}")
+    check_values("mnist_pair", {"scale": scale, "test_fraction": test_fraction, "per_class": per_class},
+                 {"scale": [Options("max-norm", "unit")], "test_fraction": [Interval(float, 0, 1, closed="left")],
+                  "per_class": [None, Interval(int, 1, None)]})
     X, lab = load_mnist()
     if a == b or a not in set(lab.tolist()) or b not in set(lab.tolist()):
         raise ProblemError(f"a and b must be two different digits 0-9; got {a!r}, {b!r}")
-    if per_class is not None and (isinstance(per_class, bool) or not isinstance(per_class, (int, np.integer))
-                                  or per_class < 1):
-        raise ProblemError(f"per_class must be None or a positive int; got {per_class!r}")
     idx = np.flatnonzero((lab == a) | (lab == b))
     if per_class is not None:
         ia = np.flatnonzero(lab == a)[:per_class]
@@ -277,11 +274,8 @@ def open_shards(path_or_glob: str | os.PathLike, format: str = "svmlight", n_fea
     Bad input (no files, unknown format, mixed widths, a missing label column, an index beyond ``n_features``) raises
     :class:`ProblemError` naming the argument.
     """
-    if format not in SHARD_FORMATS:
-        raise ProblemError(f"format must be one of {SHARD_FORMATS}; got {format!r}")
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
-                                   or n_features < 1):
-        raise ProblemError(f"n_features must be None or a positive int; got {n_features!r}")
+    check_values("open_shards", {"format": format, "n_features": n_features},
+                 {"format": [Options(*SHARD_FORMATS)], "n_features": [None, Interval(int, 1, None)]})
     files = _shard_files(path_or_glob, format)
     if format == "parquet":
         return _open_parquet(files, path_or_glob, label)

@@ -33,10 +33,11 @@ import tokenize
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.params import describe_kinds
 from ..core.validation import ProblemError
-from ..engine.registry import REDUCTIONS, MethodCard
+from ..engine.registry import MethodCard
 from ..engine.options import RUN_OPTION_DOCS, RunOptions
-from ..engine.plugins import all_cards
+from ..engine.plugins import all_cards, reachable
 from ..engine.runloop import set_doc_hook
 from ..formulations import FORMS, Problem
 
@@ -68,8 +69,20 @@ class OptionDescription:
     kind: str = "method"     # "method" (the plan's Config), "run" (the run loop's) or "solver" (the reference's)
 
 
-@dataclass(frozen=True)
-class MethodDescription:
+class _Text:
+    """``str()``, ``repr()`` and the notebook display of a description: its :meth:`text`."""
+
+    def __str__(self) -> str:
+        return self.text()
+
+    __repr__ = __str__
+
+    def _repr_markdown_(self) -> str:   # Jupyter
+        return "```text\n" + self.text() + "\n```"
+
+
+@dataclass(frozen=True, repr=False)
+class MethodDescription(_Text):
     """What :func:`describe` returns for one method on one problem form. ``str()`` (and the notebook display) is
     the text that ``marginkit list --method NAME`` prints."""
 
@@ -130,30 +143,12 @@ class MethodDescription:
                                        subsequent_indent=" " * 6)
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.text()
 
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_markdown_(self) -> str:   # Jupyter
-        return "```text\n" + self.text() + "\n```"
-
-
-class MethodDescriptions(tuple):
+class MethodDescriptions(_Text, tuple):
     """Several :class:`MethodDescription` (one per problem form a method name exists on); prints them all."""
 
     def text(self, width: int = 100) -> str:
         return "\n\n".join(d.text(width) for d in self)
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_markdown_(self) -> str:
-        return "```text\n" + self.text() + "\n```"
 
 
 def _option_lines(options, width: int) -> list[str]:
@@ -212,12 +207,6 @@ def _field_meanings(config_cls) -> dict[str, str]:
     return meanings
 
 
-def _accepts(kinds) -> str:
-    if not kinds:
-        return ""
-    return " or ".join("None" if k is None else str(k) for k in kinds)
-
-
 def config_options(config_cls) -> tuple[OptionDescription, ...]:
     """The options of a plan's ``Config`` dataclass, in declaration order, with defaults, declared constraints and
     meanings."""
@@ -227,15 +216,10 @@ def config_options(config_cls) -> tuple[OptionDescription, ...]:
     meanings = _field_meanings(config_cls)
     out = []
     for f in dataclasses.fields(config_cls):
-        doc = f.metadata.get("doc") if f.metadata else None
-        if f.default is not dataclasses.MISSING:
-            default = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            default = f.default_factory()
-        else:
-            default = None
-        meaning = doc or meanings.get(f.name) or SHARED_OPTION_DOCS.get(f.name, "")
-        out.append(OptionDescription(f.name, default, _accepts(constraints.get(f.name)), meaning))
+        default = (f.default if f.default is not dataclasses.MISSING else
+                   None if f.default_factory is dataclasses.MISSING else f.default_factory())
+        meaning = f.metadata.get("doc") or meanings.get(f.name) or SHARED_OPTION_DOCS.get(f.name, "")
+        out.append(OptionDescription(f.name, default, describe_kinds(constraints.get(f.name)), meaning))
     return tuple(out)
 
 
@@ -243,12 +227,9 @@ def run_options(plan_cls) -> tuple[OptionDescription, ...]:
     """The run loop's options (:class:`~marginkit.engine.options.RunOptions`) with this plan's defaults of
     ``max_iter`` and ``tol``."""
     defaults = {"max_iter": getattr(plan_cls, "default_max_iter", None), "tol": getattr(plan_cls, "default_tol", None)}
-    out = []
-    for f in dataclasses.fields(RunOptions):
-        default = defaults.get(f.name, f.default)
-        out.append(OptionDescription(f.name, default, _accepts(RunOptions.constraints.get(f.name)),
-                                     RUN_OPTION_DOCS[f.name], kind="run"))
-    return tuple(out)
+    kinds = RunOptions.constraints
+    return tuple(OptionDescription(f.name, defaults.get(f.name, f.default), describe_kinds(kinds.get(f.name)),
+                                   RUN_OPTION_DOCS[f.name], kind="run") for f in dataclasses.fields(RunOptions))
 
 
 def _summary(cls) -> str:
@@ -262,9 +243,7 @@ def _summary(cls) -> str:
 def _form_of(problem) -> str | None:
     if problem is None:
         return None
-    if isinstance(problem, Problem):
-        return problem.form
-    if isinstance(problem, type) and issubclass(problem, Problem):
+    if isinstance(problem, Problem) or (isinstance(problem, type) and issubclass(problem, Problem)):
         return problem.form
     if isinstance(problem, str):
         for form, cls in FORMS.items():
@@ -276,27 +255,11 @@ def _form_of(problem) -> str | None:
                        f"got {type(problem).__name__}")
 
 
-def _reachable(form: str) -> list[tuple[str, tuple[str, ...]]]:
-    """``(form, path)`` for ``form`` and every form reachable from it through the reduction table."""
-    out, frontier, seen = [(form, ())], [(form, ())], {form}
-    while frontier:
-        nxt = []
-        for source, path in frontier:
-            for r in REDUCTIONS:
-                if r.source == source and r.target not in seen:
-                    seen.add(r.target)
-                    item = (r.target, path + (r.target,))
-                    out.append(item)
-                    nxt.append(item)
-        frontier = nxt
-    return out
-
-
 def _cards_for(method: str, form: str | None) -> list[tuple[MethodCard, tuple[str, ...]]]:
     if form is None:
         return [(c, ()) for c in all_cards() if c.name == method]
     found = []
-    for target, path in _reachable(form):
+    for target, path in reachable(form):
         for c in all_cards():   # the registry's and the added ones (register_method, plugins)
             if c.name == method and c.form == target and not (path and c.is_reference):
                 found.append((c, ((form,) + path) if path else ()))

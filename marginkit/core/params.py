@@ -118,15 +118,16 @@ def check_values(owner: str, values: dict, constraints: dict) -> None:
             check_value(owner, name, values[name], kinds)
 
 
-def _describe(kinds) -> str:
-    return " or ".join("None" if k is None else str(k) for k in kinds)
+def describe_kinds(kinds) -> str:
+    """The accepted values of a declaration, as its messages and :func:`marginkit.describe` say them."""
+    return " or ".join("None" if k is None else str(k) for k in kinds or ())
 
 
 def check_value(method: str, name: str, value, kinds) -> None:
     for k in kinds:
         if (k is None and value is None) or (k is not None and k.accepts(value)):
             return
-    raise ProblemError(f"{method}: {name} must be {_describe(kinds)}; got {value!r}")
+    raise ProblemError(f"{method}: {name} must be {describe_kinds(kinds)}; got {value!r}")
 
 
 def config_fields(config_cls) -> list[str]:

@@ -80,26 +80,31 @@ def _where(card: MethodCard) -> str:
     return "marginkit's registry" if card in METHODS else "register_method (or an installed plugin)"
 
 
-def _reached_through_reductions(name: str, form: str) -> str | None:
-    """The form through which ``form`` already reaches a method called ``name`` (a reduction that lets it through),
-    or None. Reductions are few and cheap to build; their module is part of the engine."""
-    existing = {(c.name, c.form) for c in all_cards()}
-    frontier, seen = [form], {form}
+def reachable(form: str, method: str | None = None) -> list[tuple[str, tuple[str, ...]]]:
+    """``(form, path)`` for ``form`` and every form reachable from it through the reduction table, breadth first;
+    with ``method``, only through reductions that let it through. Reductions are few and cheap to build; their
+    module is part of the engine."""
+    out, frontier, seen = [(form, ())], [(form, ())], {form}
     while frontier:
         nxt = []
-        for source in frontier:
+        for source, path in frontier:
             for r in REDUCTIONS:
                 if r.source != source or r.target in seen:
                     continue
-                allowed = r.load().methods
-                if allowed is not None and name not in allowed:
-                    continue
-                if (name, r.target) in existing:
-                    return r.target
-                seen.add(r.target)
-                nxt.append(r.target)
+                allowed = None if method is None else r.load().methods
+                if allowed is None or method in allowed:
+                    seen.add(r.target)
+                    nxt.append((r.target, path + (r.target,)))
+        out += nxt
         frontier = nxt
-    return None
+    return out
+
+
+def _reached_through_reductions(name: str, form: str) -> str | None:
+    """The form through which ``form`` already reaches a method called ``name`` (a reduction that lets it through),
+    or None."""
+    existing = {(c.name, c.form) for c in all_cards()}
+    return next((target for target, _ in reachable(form, name)[1:] if (name, target) in existing), None)
 
 
 def _check_card(card) -> None:

@@ -256,6 +256,17 @@ class CoCoAPlus(DualityGapPlan):
         st.primal, st.dual, st.checked = half + float(sums[0]), float(sums[1]) - half, st.t
 
     # hooks -------------------------------------------------------------------------------------------------
+    def signed_sum(self, a) -> np.ndarray:
+        """``Σ_i a_i y_i x_i`` of a dask n-vector ``a``, block by block (one d-vector per block, summed)."""
+        Xb, yb, _, _ = self.blocks()
+        parts = [dask.delayed(_block_rmatvec)(x, dask.delayed(np.multiply)(y, v))
+                 for x, y, v in zip(Xb, yb, a.to_delayed().ravel())]
+        return np.sum(dask.compute(*parts), axis=0)
+
+    def cocoa_info(self) -> dict:
+        return {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma, "gamma": self.gamma,
+                "local_epochs": self.local_epochs}
+
     def init(self, rng, warm_start, budget=None):
         a = self.start_a(warm_start)
         root = int(rng.integers(1, 2 ** 62))
@@ -263,11 +274,7 @@ class CoCoAPlus(DualityGapPlan):
             st = CoCoAState(t=0, a=a, w=np.zeros(self.d), root=root)
             st.primal, st.dual, st.checked = self.box_total, 0.0, 0   # w = 0: P = Σ C_i, D = 0
             return st
-        ab = a.to_delayed().ravel()
-        Xb, yb, _, _ = self.blocks()
-        parts = [dask.delayed(_block_rmatvec)(x, dask.delayed(np.multiply)(y, v)) for x, y, v in zip(Xb, yb, ab)]
-        w = np.sum(dask.compute(*parts), axis=0)
-        return CoCoAState(t=0, a=a, w=np.asarray(w, dtype=np.float64), root=root)
+        return CoCoAState(t=0, a=a, w=np.asarray(self.signed_sum(a), dtype=np.float64), root=root)
 
     def step(self, st):
         """One round as ONE dask graph: the K local rounds, the reduce step ``w + Σ_k Δw_k`` (one task, block order)
@@ -295,19 +302,16 @@ class CoCoAPlus(DualityGapPlan):
         return nxt
 
     def measure(self, st) -> dict:
-        if st.checked != st.t:   # a warm start's first state
-            self.certify(st)
+        self.ensure_certified(st)   # a warm start's first state
         return {"objective": st.primal, "dual_objective": st.dual, "duality_gap": st.primal - st.dual,
                 "epochs": st.epochs, "visits": float(st.visits)}
 
     def certified_now(self, st) -> bool:
         """Every round certifies its own iterate; a warm start's first state is certified here, on demand."""
-        if st.checked != st.t:
-            self.certify(st)
+        self.ensure_certified(st)
         return True
 
     def solution(self, st, status) -> Solution:
         return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a},
                         info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking, "epochs": st.epochs,
-                              "cocoa": {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma,
-                                        "gamma": self.gamma, "local_epochs": self.local_epochs}})
+                              "cocoa": self.cocoa_info()})

@@ -251,19 +251,13 @@ class CoCoAMargin(CoCoAPlus):
     def init(self, rng, warm_start, budget=None):
         a = self.start_a(warm_start)
         root = int(rng.integers(1, 2 ** 62))
-        w = self.x0.copy()
-        if warm_start is not None:   # u = θ0 + Σ λ_i a_i, block by block
-            Xb, yb, _, _ = self.blocks()
-            parts = [dask.delayed(_block_rmatvec)(x, dask.delayed(np.multiply)(y, v))
-                     for x, y, v in zip(Xb, yb, a.to_delayed().ravel())]
-            w = w + np.sum(dask.compute(*parts), axis=0)
+        w = self.x0.copy() if warm_start is None else self.x0 + self.signed_sum(a)   # u = θ0 + Σ λ_i a_i
         st = self.State(t=0, a=a, w=np.asarray(w, dtype=np.float64), root=root)
         self.certify(st)
         return st
 
     def stop(self, st, budget):
-        if st.checked != st.t:
-            self.certify(st)
+        self.ensure_certified(st)
         if self.zero_rows:
             return "infeasible_inaccurate"   # a zero row's constraint 0 >= 1 cannot hold (no hull proof on dask)
         c = st.cert
@@ -276,8 +270,7 @@ class CoCoAMargin(CoCoAPlus):
         return None
 
     def measure(self, st) -> dict:
-        if st.checked != st.t:
-            self.certify(st)
+        self.ensure_certified(st)
         c = st.cert
         return {"objective": self.objective(st.w), "dual_objective": st.dual, "duality_gap": st.primal - st.dual,
                 "max_violation": c["max_violation"], "margin": c["margin"], "mistakes": c["mistakes"],
@@ -287,8 +280,7 @@ class CoCoAMargin(CoCoAPlus):
         return st.w.copy()   # θ(λ) = u
 
     def solution(self, st, status) -> Solution:
-        if st.checked != st.t:
-            self.certify(st)
+        self.ensure_certified(st)
         c = st.cert
         cert = {"primal": st.primal, "dual": st.dual, "duality_gap": st.primal - st.dual,
                 "max_violation": c["max_violation"], "distance_lower_bound": c["distance_lower_bound"],
@@ -301,8 +293,7 @@ class CoCoAMargin(CoCoAPlus):
             cert["reference_gap"] = float(ref.value) - st.dual
             cert["bregman_to_reference"] = 0.5 * float((ref_w - st.w) @ (ref_w - st.w))
         info = {**compiled_info(self.resolved_backend), "epochs": st.epochs, "coordinate_steps": st.visits,
-                "cocoa": {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma,
-                          "gamma": self.gamma, "local_epochs": self.local_epochs}}
+                "cocoa": self.cocoa_info()}
         return Solution(w=np.array(c["point"], dtype=np.float64), status=status, certificate=cert,
                         dual={"lambda": st.a}, info=info)
 

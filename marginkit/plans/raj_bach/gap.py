@@ -35,9 +35,13 @@ class DualityGapPlan(CompiledEpochs, IterationPlan):
     def snapshot(self, st):
         return st.w.copy()
 
-    def gap_certificate(self, st, max_violation: float = 0.0) -> dict:
-        """The certificate of a solution (computed for this iterate first if it is not yet)."""
+    def ensure_certified(self, st) -> None:
+        """Compute the certificate of this iterate (``certify``) if the state does not hold it yet."""
         if st.checked != st.t:
             self.certify(st)
+
+    def gap_certificate(self, st, max_violation: float = 0.0) -> dict:
+        """The certificate of a solution (computed for this iterate first if it is not yet)."""
+        self.ensure_certified(st)
         return {"primal": st.primal, "dual": st.dual, "duality_gap": st.primal - st.dual,
                 "relative_gap": self.relative_gap(st), "max_violation": max_violation}
