@@ -18,7 +18,7 @@ def esp_mnist_0_vs_1(quick=False):
 
 
 @instance("esp-2d", "EllipsoidSeparation", "two 2-D ellipses 0.1 QQ^T + 1e-3 I centred at (-0.5, 0) and (0.5, 0)",
-          source=f"{HV} §4.2, Figure 3")
+          source=f"{HV} §4.1, Figure 3")
 def esp_2d(quick=False):
     return EllipsoidSeparation(*ds.ellipses_2d(0.5, seed=0))
 

@@ -279,7 +279,7 @@ def test_bad_options_raise_problem_error():
         PerturbedSVMPrimal(X, y[:10])
 
 
-def test_data_model_constants_reproduce_the_digest_table():
+def test_data_model_constants_match_their_formulas():
     """The constants of the data model of Hough & Vavasis §3.3–3.6 (ξ of Lemma 3.4, K of Corollary 3.1, K̄ of (25),
     Δ of (26), Δ_0 of §3.5.1) at σ1 = σ2 = 1, n = 1000, against their formulas evaluated independently."""
     c = data_model_constants(1.0, 1.0, 0.0, 0.0, 1000)

@@ -171,7 +171,7 @@ def test_separability_constant_of_non_separable_data_matches_enumeration_and_bou
             assert _dist_to_separability_set(wq, Z, b) <= out["value"] * res * (1 + 1e-5)
 
 
-def test_toy_set_of_apidopoulos_et_al_gives_the_digest_values_and_mu_from_5_2():
+def test_toy_set_of_apidopoulos_et_al_gives_its_constants_and_mu_from_5_2():
     X, y = toy_set()
     c = mk.MaxMargin(X, y).constants()
     assert c["hoffman_separability"] == pytest.approx(1 / np.sqrt(2), rel=1e-6)   # ||w*|| with w* = (½, ½)

@@ -1,4 +1,4 @@
-"""The Ji–Srebro–Telgarsky plans in kernel form (dual-acceleration-and-dykstra.md A2.6, JST §4 and Fig. 3):
+"""The Ji–Srebro–Telgarsky plans in kernel form (Ji, Srebro & Telgarsky, ICML 2021, §4 and Fig. 3):
 ``dual-accelerated``, ``dual-accelerated-stochastic`` and ``batch-perceptron`` on ``MaxMargin(kernel=...)``, checked
 against the CVXPY kernel reference (the dual QP with the Gram matrix) on random and real data, against the linear
 plans (a linear kernel gives the same iterates), and against JST's Theorem 3.1 in the feature space."""
@@ -62,7 +62,7 @@ def test_kernel_problems_list_the_dual_form_jst_plans_and_still_refuse_a_bias(xo
 
 @pytest.mark.parametrize("method", KERNEL_METHODS)
 def test_a_linear_kernel_gives_the_iterates_of_the_linear_plan(small_separable, method):
-    """J12: the kernel plan's scores ``s = Zw`` and certificate equal the linear plan's at every step, and its
+    """The kernel plan's scores ``s = Zw`` and certificate equal the linear plan's at every step, and its
     predictor ``Σ coef_i x_i`` equals ``w`` (same seed for Algorithm 2)."""
     X, y = small_separable
     X = 3.0 * X   # R = 3: the row scaling is applied the same way in both forms
@@ -115,7 +115,8 @@ def alg1_kernel_run(xor):
 
 
 def test_theorem_3_1_margin_bound_holds_in_the_feature_space(alg1_kernel_run):
-    """J1: γ(w_t) >= γ̄ − 4(1+ln n)(1+2 ln(t+1))/(γ̄(t+1)²) at every iterate, with γ̄ the kernel reference's margin."""
+    """JST Thm 3.1(1): γ(w_t) >= γ̄ − 4(1+ln n)(1+2 ln(t+1))/(γ̄(t+1)²) at every iterate, with γ̄ the kernel
+    reference's margin."""
     P, ref, plan, states = alg1_kernel_run
     n, gbar = P.n, ref.margin
     for t in range(1, len(states)):
@@ -124,7 +125,8 @@ def test_theorem_3_1_margin_bound_holds_in_the_feature_space(alg1_kernel_run):
 
 
 def test_theorem_3_1_certificate_interval_and_dual_rate_hold_in_the_feature_space(alg1_kernel_run):
-    """J2 and J5 with ``||g_t||² = c·h``: 4||g_t||²/t² − 8 ln n/(t+1)² <= γ̄² <= 4||g_t||²/t², and
+    """JST Thm 3.1(2) and the dual rate of its proof, with ``||g_t||² = c·h``:
+    4||g_t||²/t² − 8 ln n/(t+1)² <= γ̄² <= 4||g_t||²/t², and
     ½||Zᵀμ_t||² − γ̄²/2 <= 4 ln n/(t+1)² with Zᵀμ_t = 2g_t/t."""
     P, ref, plan, states = alg1_kernel_run
     n, g2 = P.n, ref.margin ** 2
@@ -137,7 +139,8 @@ def test_theorem_3_1_certificate_interval_and_dual_rate_hold_in_the_feature_spac
 
 
 def test_norm_growth_and_direction_in_the_feature_space(alg1_kernel_run):
-    """J3: γ̄ t(t+3)/4 <= ||w_t|| <= t(t+3)/4 with ||w||² = aᵀQa; J6: the direction approaches the reference's
+    """The norm growth of the proof of JST Thm 3.1: γ̄ t(t+3)/4 <= ||w_t|| <= t(t+3)/4 with ||w||² = aᵀQa; convergence in
+    direction: the direction approaches the reference's
     (cosine in the RKHS, ⟨f, f*⟩ = coefᵀK coef*)."""
     P, ref, plan, states = alg1_kernel_run
     for t in (1, 10, 100, 1000, len(states) - 1):
@@ -233,7 +236,7 @@ def test_kernel_traces_have_the_linear_traces_columns(small_separable):
 
 
 def test_non_separable_linear_kernel_never_claims_a_separator(non_separable):
-    """J2, non-separable part, through the kernel form: 4||g_t||²/t² <= 8 ln n/(t+1)², and no margin > 0."""
+    """JST Thm 3.1(2), non-separable part, through the kernel form: 4||g_t||²/t² <= 8 ln n/(t+1)², and no margin > 0."""
     X, y = non_separable
     P = mk.MaxMargin(X, y, kernel=linear_kernel)
     plan = P.compile("dual-accelerated")

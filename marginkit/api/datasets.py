@@ -163,7 +163,7 @@ def noisy_labels(y: np.ndarray, fraction: float, seed: int = 0) -> np.ndarray:
     return y
 
 
-# --- Hough & Vavasis (fista-esp-and-svm.md §4): LIBSVM files, MNIST and 2-D ellipsoids, SVM data -------------
+# --- Hough & Vavasis (2025) §4: LIBSVM files, MNIST and 2-D ellipsoids, SVM data -------------
 
 
 def load_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple[sp.csr_matrix, np.ndarray]:

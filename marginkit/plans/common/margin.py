@@ -2,7 +2,8 @@
 the stop rule and the solution.
 
 **Certificate.** For any ``q`` in the simplex, weak duality gives ``γ̄ <= ||Σ_i q_i y_i x_i||``
-(dual of the hard-margin problem, dual-acceleration-and-dykstra.md A1). The margin of the iterate is a
+(the dual of the hard margin: Ji, Srebro & Telgarsky, *Fast margin maximization via dual acceleration*,
+ICML 2021, §2, eq. (2.1) and the duality γ̄ = min over the simplex of ||Zᵀq||). The margin of the iterate is a
 lower bound. So every plan keeps
 
 * ``margin = min_i y_i x_iᵀw / ||w||``                  (achieved, lower bound on γ̄)
