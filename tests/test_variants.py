@@ -285,3 +285,30 @@ def test_backend_and_compiled_together_or_a_bad_backend_are_problem_errors():
             problem.compile("dual-cd", backend="gpu")
     with pytest.raises(mk.ProblemError, match="unknown option.*'backend'"):
         problem.compile("fista", backend="numpy")   # only the plans with compiled epochs ever had it
+
+
+def _variant_problems():
+    """One problem per (card, variant key): the variant's class is what runs on it."""
+    X, y = _separable(n=40, seed=3)
+    Xd = da.from_array(X, chunks=(20, -1))
+    out = []
+    for card in VARIANT_CARDS:
+        for key, _ in card.variants:
+            if key == "kernel":
+                out.append((card.name, key, lambda: mk.MaxMargin(X, y, kernel="rbf", gamma=0.5)))
+            elif key == "dask" and card.form == "SoftMarginSVM":
+                out.append((card.name, key, lambda: mk.SoftMarginSVM(Xd, y, C=0.5, bias=False)))
+            elif key == "dask":
+                out.append((card.name, key, lambda: mk.MinNormFeasibility(Xd, y)))
+    return out
+
+
+@pytest.mark.parametrize("method,key,make", _variant_problems(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_variant_keeps_the_trace_invariance_obligation(method, key, make):
+    """The obligation of marginkit.testing for the class a variant runs: trace=None, 1 and 'geometric' give the
+    same iterations, status and final iterate (the test instances of test_contract.py run the cards' own classes)."""
+    from marginkit.testing import check_obligation
+    problem = make()
+    plan_class = type(problem.compile(method))
+    assert plan_class.__name__.startswith({"kernel": "Kernel", "dask": "CoCoA"}[key])   # the variant's class runs
+    check_obligation("trace-invariance", plan_class, problem, method)
