@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.params import config_fields
-from ..core.result import STATUSES
+from ..core.result import STATUSES, host_copy
 from ..core.validation import ProblemError
 from ..engine.graph import methods
 from ..engine.plugins import ARRAY_KINDS, MethodCard, registered
@@ -105,25 +105,9 @@ class _Subject:
         return f"{self.plan_class.__name__} (method {self.method!r} on {type(self.problem).__name__})"
 
 
-def _host(a):
-    """A NumPy copy of an iterate of any array library (None stays None)."""
-    if a is None:
-        return None
-    if hasattr(a, "compute"):
-        a = a.compute()
-    if hasattr(a, "detach"):
-        a = a.detach().cpu().numpy()
-    elif hasattr(a, "get") and type(a).__module__.startswith("cupy"):
-        a = a.get()
-    try:
-        return np.array(a, copy=True)
-    except (TypeError, ValueError):
-        return np.from_dlpack(a).copy()
-
-
 def _same(a, b) -> bool:
     """Bit for bit (NaN equal to NaN), after a host copy."""
-    a, b = _host(a), _host(b)
+    a, b = host_copy(a), host_copy(b)
     if a is None or b is None:
         return a is None and b is None
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
@@ -265,7 +249,7 @@ def _finite_and_untouched(s: _Subject):
                       f" ({res.info.get('message', 'no message')})")
     for name in ("w", "dual_coef"):
         v = getattr(res, name, None)
-        if v is not None and not np.all(np.isfinite(_host(v))):
+        if v is not None and not np.all(np.isfinite(host_copy(v))):
             raise _Broken(f"Result.{name} holds NaN or inf")
     if not (np.isfinite(res.value) or res.status == "user_limit"):
         raise _Broken(f"Result.value is {res.value} with status {res.status!r}")
@@ -328,7 +312,7 @@ def _fingerprint(value, depth: int = 0):
     if hasattr(value, "dask") and hasattr(value, "name"):
         return f"dask:{value.name}"
     if isinstance(value, np.ndarray) or hasattr(value, "__array_namespace__") or hasattr(value, "detach"):
-        a = _host(value)
+        a = host_copy(value)
         return (a.shape, str(a.dtype), a.tobytes())
     if isinstance(value, np.generic):
         return repr(value)
@@ -384,7 +368,7 @@ def _subject(plan_class, problem, method, arrays):
         arrays = [v for v in vars(problem).values() if isinstance(v, np.ndarray)]
     elif not isinstance(arrays, (list, tuple)):
         raise ProblemError(f"arrays must be None or a list of the user's arrays; got {type(arrays).__name__}")
-    copies = [(a, _host(a)) for a in arrays]
+    copies = [(a, host_copy(a)) for a in arrays]
     if method is not None and method in methods(problem):
         compiled = type(problem.compile(method))
         if not issubclass(compiled, plan_class):

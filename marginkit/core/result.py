@@ -18,7 +18,7 @@ STATUSES = ("optimal", "optimal_inaccurate", "infeasible", "infeasible_inaccurat
             "solver_error")
 
 
-def _host_copy(a):
+def host_copy(a):
     """A NumPy copy of an array of any library (torch: ``.cpu()``, CuPy: ``.get()``, others through DLPack)."""
     if a is None:
         return None
@@ -275,16 +275,16 @@ class Result:
         if self._kernel_data is not None:
             Xtrain, kernel, gamma = self._kernel_data
             return gram(kernel, gamma, Xc, Xtrain) @ self.dual_coef + self.b
-        w = self.w if isinstance(self.w, np.ndarray) else _host_copy(self.w)   # a w of another library: a host copy
+        w = self.w if isinstance(self.w, np.ndarray) else host_copy(self.w)   # a w of another library: a host copy
         return np.asarray(Xc @ w).ravel() + self.b
 
     def to_numpy(self) -> "Result":
         """A copy of this result whose arrays (``w``, ``dual_coef``) are NumPy host copies: a solve on torch, CuPy,
         ``array-api-strict`` or dask data returns ``w`` where the data live (dask: already NumPy)."""
         from dataclasses import replace
-        dual = {k: (_host_copy(v) if hasattr(v, "shape") and not isinstance(v, np.generic) else v)
+        dual = {k: (host_copy(v) if hasattr(v, "shape") and not isinstance(v, np.generic) else v)
                 for k, v in (self.dual or {}).items()}
-        return replace(self, w=_host_copy(self.w), dual_coef=_host_copy(self.dual_coef), dual=dual)
+        return replace(self, w=host_copy(self.w), dual_coef=host_copy(self.dual_coef), dual=dual)
 
     def predict(self, X) -> np.ndarray:
         f = self.decision_function(X)

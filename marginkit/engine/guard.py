@@ -11,42 +11,35 @@ import array_api_compat as aac
 import numpy as np
 
 
-def all_finite(value, depth: int = 0) -> bool:
+def _leaves(value, depth: int = 0):
+    """The values a state holds (a dataclass, a NamedTuple or tuple, and those inside them, three levels deep)."""
+    if isinstance(value, tuple):
+        items = value
+    elif hasattr(value, "__dataclass_fields__"):
+        items = [getattr(value, f) for f in value.__dataclass_fields__]
+    else:
+        return (value,)
+    out = []
+    if depth <= 2:
+        for v in items:
+            out.extend(_leaves(v, depth + 1))
+    return out
+
+
+def all_finite(value) -> bool:
     """True when no float NumPy array in ``value`` (a state: dataclass, NamedTuple, tuple of arrays) is NaN or inf."""
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind != "f" or bool(np.isfinite(value).all())
-    if depth > 2 or value is None or isinstance(value, (str, bytes, int, float, np.generic)):
-        return True
-    if isinstance(value, tuple):
-        items = value
-    elif hasattr(value, "__dataclass_fields__"):
-        items = [getattr(value, f) for f in value.__dataclass_fields__]
-    else:
-        return True
-    return all(all_finite(v, depth + 1) for v in items)
-
-
-def _device_arrays(value, depth: int = 0) -> list:
-    """The floating-point arrays of ``value`` (a state) that live in an array-API library other than NumPy and have
-    at least one axis (0-d arrays are scalars such as a bound, which may legitimately be inf; dask is left out)."""
-    if isinstance(value, (np.ndarray, np.generic)) or value is None or isinstance(value, (str, bytes, int, float)):
-        return []
-    if aac.is_array_api_obj(value):   # torch tensors have no ``__array_namespace__`` of their own
-        return [] if aac.is_dask_array(value) or value.ndim == 0 else [value]
-    if depth > 2:
-        return []
-    if isinstance(value, tuple):
-        items = value
-    elif hasattr(value, "__dataclass_fields__"):
-        items = [getattr(value, f) for f in value.__dataclass_fields__]
-    else:
-        return []
-    return [a for v in items for a in _device_arrays(v, depth + 1)]
+    return all(a.dtype.kind != "f" or bool(np.isfinite(a).all()) for a in _leaves(value) if isinstance(a, np.ndarray))
 
 
 def device_finite(state) -> bool:
-    """True when no device array of ``state`` holds NaN or inf (one boolean per array reaches the host)."""
-    for a in _device_arrays(state):
+    """True when no device array of ``state`` holds NaN or inf (one boolean per array reaches the host): its
+    floating-point arrays of an array-API library other than NumPy with at least one axis (0-d arrays are scalars
+    such as a bound, which may legitimately be inf; dask is left out)."""
+    for a in _leaves(state):
+        # torch tensors have no ``__array_namespace__`` of their own: ``is_array_api_obj`` knows them
+        if (a is None or isinstance(a, (np.ndarray, np.generic, str, bytes, int, float)) or not aac.is_array_api_obj(a)
+                or aac.is_dask_array(a) or not a.ndim):
+            continue
         xp = aac.array_namespace(a)
         if xp.isdtype(a.dtype, "real floating") and not bool(xp.all(xp.isfinite(a))):
             return False
@@ -54,7 +47,7 @@ def device_finite(state) -> bool:
 
 
 class Guard:
-    """The loop's guard over one run: ``after_step`` on every new state, ``at_check`` where the stop rule is checked
+    """The loop's guard over one run: ``finite`` on every new state, ``at_check`` where the stop rule is checked
     (device states). It remembers the last state that passed a check, which is returned if a device state is found
     non-finite later."""
 
@@ -62,10 +55,8 @@ class Guard:
         self.plan = plan
         self.checked, self.t_checked = state, 0
 
-    def start_ok(self, state) -> bool:
-        return self.plan.finite(state)
-
-    def after_step(self, state) -> bool:
+    def finite(self, state) -> bool:
+        """The plan's per-step check (:meth:`~marginkit.engine.runloop.IterationPlan.finite`) of a new state."""
         return self.plan.finite(state)
 
     def at_check(self, state, t: int):

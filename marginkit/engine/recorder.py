@@ -7,6 +7,7 @@ stop; ``marginkit.testing.check_plan`` holds every plan to it).
 """
 from __future__ import annotations
 
+import bisect
 import math
 import sys
 import time as _time
@@ -53,14 +54,8 @@ def on_geometric_schedule(t: int) -> bool:
         due = record_schedule("geometric")
         _GEOMETRIC.clear()
         _GEOMETRIC.extend(s for s in range(max(2 * t, 64) + 1) if due(s))
-    lo, hi = 0, len(_GEOMETRIC)
-    while lo < hi:   # bisection: the schedule is increasing
-        mid = (lo + hi) // 2
-        if _GEOMETRIC[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < len(_GEOMETRIC) and _GEOMETRIC[lo] == t
+    i = bisect.bisect_left(_GEOMETRIC, t)   # the schedule is increasing
+    return i < len(_GEOMETRIC) and _GEOMETRIC[i] == t
 
 
 class _Log:
@@ -68,9 +63,7 @@ class _Log:
         self.columns = list(columns)
         self.stream = stream or sys.stdout
         head = f"{'iter':>8} {'time(s)':>9} " + " ".join(f"{c:>13}" for c in self.columns)
-        print(f"marginkit: {name}", file=self.stream)
-        print(head, file=self.stream)
-        print("-" * len(head), file=self.stream)
+        print(f"marginkit: {name}\n{head}\n{'-' * len(head)}", file=self.stream)
 
     def row(self, t, elapsed, metrics):
         vals = " ".join(f"{metrics.get(c, float('nan')):>13.6e}" for c in self.columns)

@@ -22,7 +22,7 @@ import time as _time
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 
-from ..core.params import Interval, check_value
+from ..core.params import Interval, check_value, make_config
 from ..core.solution import Solution
 from .assemble import build_result, fill_test_error
 from .guard import Guard, all_finite, device_finite
@@ -95,7 +95,7 @@ def run_loop(plan, opts: RunOptions) -> Solution:
     start = _time.perf_counter()
     state = plan.init(rng, opts.warm_start, budget)
     guard = Guard(plan, state)
-    if not guard.start_ok(state):
+    if not guard.finite(state):
         return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=recorder.trace,
                         info={"message": "the starting point is not finite (check warm_start)"})
     status, t, message = None, 0, None
@@ -122,7 +122,7 @@ def run_loop(plan, opts: RunOptions) -> Solution:
             break
         nxt = plan.step(state)
         memo.advance()
-        if not guard.after_step(nxt):   # never a non-finite iterate under any status
+        if not guard.finite(nxt):   # never a non-finite iterate under any status
             status = "solver_error"
             message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the data, "
                        f"or an overflow; the last finite iterate (iteration {t}) is returned")
@@ -190,7 +190,6 @@ class IterationPlan:
         super().__init_subclass__(**kwargs)
         _document(cls)          # help(PlanClass) lists its options (set_doc_hook)
 
-
     name = "plan"
     default_max_iter = 1000
     default_tol = 1e-6
@@ -214,7 +213,6 @@ class IterationPlan:
     @classmethod
     def compile(cls, form, options: dict, method: str | None = None, **binding):
         """Check ``options`` against ``Config`` (unknown names, declared constraints) and build the frozen plan."""
-        from ..core.params import make_config
         config = make_config(cls.Config, method or cls.name, options, RUN_OPTIONS)
         return cls(form, config, method=method, **binding)
 

@@ -61,9 +61,20 @@ class Problem:
     agreement_metric = "objective_gap"   # what ``cross_validate`` compares with the method's tolerance
     _frozen = False
 
+    def _set(self, **attrs) -> None:
+        """Set the problem's attributes at construction (the data, the validated options)."""
+        for key, value in attrs.items():
+            object.__setattr__(self, key, value)
+
     def _freeze(self):
         self._cache = {}
         self._frozen = True
+
+    def _cached(self, key, compute):
+        """``compute()`` once per problem (its cache), then the same object."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     def __setattr__(self, key, value):
         if self._frozen and key != "_cache":
@@ -106,9 +117,7 @@ class Problem:
 
     def constants(self) -> dict[str, Any]:
         """Data-dependent constants used by the papers' bounds, computed through CVXPY."""
-        if "constants" not in self._cache:
-            self._cache["constants"] = read_only(_ENGINE.constants(self))
-        return dict(self._cache["constants"])
+        return dict(self._cached("constants", lambda: read_only(_ENGINE.constants(self))))
 
     def cached_reference(self) -> Result | None:
         """The reference if it was already computed (any solver), else None; never triggers a solve."""
@@ -161,19 +170,14 @@ class _LabelledData(Problem):
                                    "targets runs on NumPy/SciPy data only so far; convert with np.asarray(X)")
             X = check_foreign_matrix(X, "X")
             y, classes = check_foreign_labels(y, X, "y")
-            object.__setattr__(self, "backend", backend_of(X))
-            object.__setattr__(self, "X", X)
-            object.__setattr__(self, "y", y)
-            object.__setattr__(self, "classes_", classes)
-            return
-        X = check_samples(X, "X")
-        if labels == "binary":
-            y, classes = check_labels(y, X.shape[0], "y")
+            self._set(backend=backend_of(X))
         else:
-            y, classes = check_real_targets(y, X.shape[0], "y"), None
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "classes_", classes)
+            X = check_samples(X, "X")
+            if labels == "binary":
+                y, classes = check_labels(y, X.shape[0], "y")
+            else:
+                y, classes = check_real_targets(y, X.shape[0], "y"), None
+        self._set(X=X, y=y, classes_=classes)
 
     backend = NUMPY   # where X lives and how plans compute there (core/backend); set per problem for other libraries
 
@@ -195,32 +199,25 @@ class _LabelledData(Problem):
         return self.backend.host_problem(self, self._host_copy)
 
     def _host_copy(self) -> "_LabelledData":
-        if "host_problem" not in self._cache:
-            import inspect
-            bk = self.backend
-            names = [p for p in inspect.signature(type(self).__init__).parameters if p not in ("self", "X", "y")]
-            kwargs = {p: getattr(self, p) for p in names}
-            labels = np.where(bk.host(self.y) > 0, self.classes_[1], self.classes_[0])
-            self._cache["host_problem"] = type(self)(bk.host(self.X), labels, **kwargs)
-        return self._cache["host_problem"]
+        import inspect
+        bk = self.backend
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p not in ("self", "X", "y")]
+        return self._cached("host_problem", lambda: type(self)(
+            bk.host(self.X), np.where(bk.host(self.y) > 0, self.classes_[1], self.classes_[0]),
+            **{p: getattr(self, p) for p in names}))
 
     def row_norms(self) -> np.ndarray:
-        """``||x_i||`` for every row (cached), where ``X`` lives."""
-        if "row_norms" not in self._cache:
-            self._cache["row_norms"] = read_only(self.backend.row_norms(self.X))   # read-only where NumPy
-        return self._cache["row_norms"]
+        """``||x_i||`` for every row (cached), where ``X`` lives (read-only where NumPy)."""
+        return self._cached("row_norms", lambda: read_only(self.backend.row_norms(self.X)))
 
     def max_row_norm(self) -> float:
         """``R = max_i ||x_i||`` as a Python float (one reduction where ``X`` lives)."""
-        if "max_row_norm" not in self._cache:
-            self._cache["max_row_norm"] = self.backend.float(self.backend.xp.max(self.row_norms()))
-        return self._cache["max_row_norm"]
+        return self._cached("max_row_norm", lambda: self.backend.float(self.backend.xp.max(self.row_norms())))
 
     def gram(self) -> np.ndarray:
         """Kernel Gram matrix on the training data (cached)."""
-        if "gram" not in self._cache:
-            self._cache["gram"] = read_only(gram(getattr(self, "kernel", None), getattr(self, "gamma", None), self.X))
-        return self._cache["gram"]
+        return self._cached("gram", lambda: read_only(gram(getattr(self, "kernel", None), getattr(self, "gamma", None),
+                                                           self.X)))
 
     def scores(self, w, b=0.0) -> np.ndarray:
         return self.backend.matvec(self.X, w) + b
@@ -269,8 +266,7 @@ class _LabelledData(Problem):
             raise ProblemError(f"kernel={kernel!r} runs on NumPy/SciPy data only; X is {self.backend.describe()}: "
                                "convert it with np.asarray(X) or use a linear problem")
         kernel, gamma = check_kernel(kernel, gamma, self.X)
-        object.__setattr__(self, "kernel", kernel)
-        object.__setattr__(self, "gamma", gamma)
+        self._set(kernel=kernel, gamma=gamma)
         if callable(kernel):
             K = gram(kernel, None, self.X)
             check_psd_gram(K, "kernel")

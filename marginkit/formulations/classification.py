@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.mirror import bregman_lp
-from ..core.validation import ProblemError, check_bool, check_positive, check_sample_weight, check_vector
+from ..core.validation import ProblemError, check_bool, check_positive, check_sample_weight, check_vector, read_only
 from .base import _LabelledData
 
 
@@ -28,7 +28,7 @@ class MaxMargin(_LabelledData):
     def __init__(self, X: Data, y: ArrayLike, bias: bool = False, kernel: Kernel = None,
                  gamma: float | None = None) -> None:
         self._set_data(X, y)
-        object.__setattr__(self, "bias", check_bool(bias, "bias"))
+        self._set(bias=check_bool(bias, "bias"))
         self._set_kernel(kernel, gamma)
         self._freeze()
 
@@ -69,9 +69,7 @@ class MinNormFeasibility(_LabelledData):
         p = check_positive(p, "p")
         if p <= 1:
             raise ProblemError(f"p must be > 1 (½||·||_p² is not strictly convex for p <= 1); got {p}")
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "constraint", constraint)
-        object.__setattr__(self, "w0", None if w0 is None else check_vector(w0, "w0", size=self.d))
+        self._set(p=p, constraint=constraint, w0=None if w0 is None else check_vector(w0, "w0", size=self.d))
         self._freeze()
 
     @property
@@ -113,28 +111,22 @@ class SoftMarginSVM(_LabelledData):
     def __init__(self, X: Data, y: ArrayLike, C: float = 1.0, bias: bool = True, kernel: Kernel = None,
                  gamma: float | None = None, sample_weight: ArrayLike | None = None) -> None:
         self._set_data(X, y)
-        object.__setattr__(self, "C", check_positive(C, "C"))
-        object.__setattr__(self, "bias", check_bool(bias, "bias"))
-        object.__setattr__(self, "sample_weight", None if sample_weight is None
-                           else check_sample_weight(sample_weight, self.n))
+        self._set(C=check_positive(C, "C"), bias=check_bool(bias, "bias"),
+                  sample_weight=None if sample_weight is None else check_sample_weight(sample_weight, self.n))
         self._set_kernel(kernel, gamma)
         self._freeze()
 
     @property
     def box(self) -> np.ndarray:
         """The per-sample upper bounds ``C_i = C·s_i`` of the dual box (read-only, length n)."""
-        if "box" not in self._cache:
-            b = np.full(self.n, self.C) if self.sample_weight is None else self.C * self.sample_weight
-            b.flags.writeable = False
-            self._cache["box"] = b
-        return self._cache["box"]
+        return self._cached("box", lambda: read_only(np.full(self.n, self.C) if self.sample_weight is None
+                                                     else self.C * self.sample_weight))
 
     @property
     def box_n(self):
         """:attr:`box` where ``X`` lives (the backend's n-side; the NumPy array itself on the host)."""
-        if "box_n" not in self._cache:   # one C (no sample weights): dask makes it on the workers
-            self._cache["box_n"] = self.backend.constant_n(self.box, self.C if self.sample_weight is None else None)
-        return self._cache["box_n"]
+        # one C (no sample weights): dask makes it on the workers
+        return self._cached("box_n", lambda: self.backend.constant_n(self.box, None if self.weighted else self.C))
 
     @property
     def weighted(self) -> bool:

@@ -131,17 +131,13 @@ class EllipsoidSeparation(Problem):
         args = (centers_c, shapes_c, centers_d, shapes_d)
         if any(is_foreign(a) for a in args):   # torch, CuPy, array-api-strict (dask is refused by name)
             (Cc, Sc, Cd, Sd), backend = _check_foreign_ellipsoids(args)
-            object.__setattr__(self, "backend", backend)
+            self._set(backend=backend)
         else:
             Cc, Sc = _check_ellipsoids(centers_c, shapes_c, "centers_c", "shapes_c")
             Cd, Sd = _check_ellipsoids(centers_d, shapes_d, "centers_d", "shapes_d", d=Cc.shape[1])
         if (Sc.ndim == 2) != (Sd.ndim == 2):
             raise ProblemError("shapes_c and shapes_d must both be dense (k, d, d) or both diagonal (k, d)")
-        object.__setattr__(self, "centers_c", Cc)
-        object.__setattr__(self, "shapes_c", Sc)
-        object.__setattr__(self, "centers_d", Cd)
-        object.__setattr__(self, "shapes_d", Sd)
-        object.__setattr__(self, "diagonal", Sc.ndim == 2)
+        self._set(centers_c=Cc, shapes_c=Sc, centers_d=Cd, shapes_d=Sd, diagonal=Sc.ndim == 2)
         self._freeze()
 
     def to_host(self) -> "EllipsoidSeparation":
@@ -150,10 +146,8 @@ class EllipsoidSeparation(Problem):
         return self.backend.host_problem(self, self._host_copy)
 
     def _host_copy(self) -> "EllipsoidSeparation":
-        if "host_problem" not in self._cache:
-            self._cache["host_problem"] = EllipsoidSeparation(
-                *(self.backend.host(a) for a in (self.centers_c, self.shapes_c, self.centers_d, self.shapes_d)))
-        return self._cache["host_problem"]
+        return self._cached("host_problem", lambda: EllipsoidSeparation(
+            *(self.backend.host(a) for a in (self.centers_c, self.shapes_c, self.centers_d, self.shapes_d))))
 
     @property
     def d(self) -> int:

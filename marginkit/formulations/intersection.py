@@ -52,9 +52,7 @@ class ProjectionOntoIntersection(Problem):
         p = check_positive(p, "p")
         if p <= 1:
             raise ProblemError(f"p must be > 1 (½||·||_p² is not strictly convex for p <= 1); got {p}")
-        object.__setattr__(self, "point", x0)
-        object.__setattr__(self, "sets", tuple(sets))
-        object.__setattr__(self, "p", p)
+        self._set(point=x0, sets=tuple(sets), p=p)
         self._freeze()
 
     @property

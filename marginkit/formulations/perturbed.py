@@ -29,8 +29,8 @@ class PerturbedSVMDual(_LabelledData):
     def __init__(self, X: Data, y: ArrayLike, gamma: float | None = None, mu: float | None = None) -> None:
         self._set_data(X, y)
         n = self.n
-        object.__setattr__(self, "gamma", 64.0 / n if gamma is None else check_positive(gamma, "gamma"))
-        object.__setattr__(self, "mu", n / 128.0 if mu is None else check_positive(mu, "mu"))
+        self._set(gamma=64.0 / n if gamma is None else check_positive(gamma, "gamma"),
+                  mu=n / 128.0 if mu is None else check_positive(mu, "mu"))
         self._freeze()
 
     def dual_objective(self, z) -> float:
@@ -77,9 +77,7 @@ class PerturbedSVMPrimal(_LabelledData):
                  mu: float | None = None) -> None:
         if not isinstance(X, PerturbedSVMDual):
             X = PerturbedSVMDual(X, y, gamma=gamma, mu=mu)
-        for key in ("X", "y", "classes_", "gamma", "mu", "backend"):
-            object.__setattr__(self, key, getattr(X, key))
-        object.__setattr__(self, "_dual", X)
+        self._set(**{key: getattr(X, key) for key in ("X", "y", "classes_", "gamma", "mu", "backend")}, _dual=X)
         self._freeze()
 
     def dual(self) -> PerturbedSVMDual:

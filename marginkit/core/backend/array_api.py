@@ -24,9 +24,6 @@ class ArrayAPIBackend(Backend):
         self.dtype = X.dtype
         self._aac = aac
 
-    def float(self, a) -> float:
-        return float(a)
-
     def host(self, a):
         if a is None:
             return None
@@ -40,8 +37,7 @@ class ArrayAPIBackend(Backend):
     def zeros_n(self, n: int):
         return self.xp.zeros(n, dtype=self.dtype, device=self.device)
 
-    def zeros_d(self, d: int):
-        return self.xp.zeros(d, dtype=self.dtype, device=self.device)
+    zeros_d = zeros_n
 
     def asarray_d(self, v):
         return self.xp.asarray(np.asarray(v, dtype=np.float64), dtype=self.dtype, device=self.device)
@@ -62,12 +58,9 @@ class ArrayAPIBackend(Backend):
         return self.xp.sum(v)
 
     def minimum(self, a, b):
-        xp = self.xp
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
             return min(a, b)
-        a = a if not isinstance(a, (int, float)) else xp.asarray(a, dtype=self.dtype, device=self.device)
-        b = b if not isinstance(b, (int, float)) else xp.asarray(b, dtype=self.dtype, device=self.device)
-        return xp.minimum(a, b)
+        return self.xp.minimum(self._0d(a), self._0d(b))
 
     def _0d(self, a):
         """A Python number as a 0-d array of the data's dtype and device, a Python bool as a 0-d boolean array there

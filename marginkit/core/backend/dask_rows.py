@@ -34,14 +34,10 @@ class DaskBackend(Backend):
         self.sparse = sp.issparse(getattr(X, "_meta", None))
 
     def float(self, a) -> float:
-        if hasattr(a, "compute"):
-            a = a.compute()
-        return float(a)
+        return float(a.compute() if hasattr(a, "compute") else a)
 
     def host(self, a):
-        if a is None:
-            return None
-        return np.asarray(a.compute() if hasattr(a, "compute") else a)
+        return None if a is None else np.asarray(a.compute() if hasattr(a, "compute") else a)
 
     def zeros_n(self, n: int):
         return self.da.zeros(n, chunks=(self.row_chunks,)).persist()
