@@ -43,6 +43,7 @@ import sys
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import blas as _blas
 
 from ...core.params import Boolean, Options, check_value
@@ -116,6 +117,26 @@ def renamed_backend(options: dict, method: str) -> dict:
                   f"use compiled={options['compiled']!r} (True: numba, False: the NumPy epochs, 'auto')",
                   DeprecationWarning, stacklevel=_outside_marginkit())
     return options
+
+
+def row_storage(X) -> tuple:
+    """``(dense, csr, X)``: the rows of ``X`` as the compiled epochs read them, either ``dense`` (C-ordered; ``csr``
+    None) or ``csr = (data, indices, indptr)`` (SciPy's own arrays of a canonical CSR matrix: no copy for a validated
+    problem's, which is always CSR and canonical; ``dense`` None), and ``X`` for products (that CSR matrix, or the
+    dense ``X`` as given)."""
+    if sp.issparse(X):
+        X = X.tocsr()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        return None, (X.data, X.indices, X.indptr), X
+    return (X if X.flags.c_contiguous else np.ascontiguousarray(X)), None, X
+
+
+def kernel_rows(dense, csr) -> tuple:
+    """``(X, data, indices, indptr)`` as one compiled function takes either storage of :func:`row_storage` (the
+    CSR arrays empty and unused for dense rows; ``X`` None for CSR)."""
+    return (dense, np.empty(0), np.empty(0, np.int32), np.zeros(1, np.int32)) if csr is None else (None, *csr)
 
 
 def compiled_info(resolved: str) -> dict:

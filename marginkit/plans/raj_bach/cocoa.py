@@ -66,7 +66,7 @@ from ...core.params import Boolean, Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ..common.numba_rows import COMPILED, compiled_info, resolve_compiled
+from ..common.numba_rows import COMPILED, compiled_info, kernel_rows, resolve_compiled, row_storage
 from .gap import DualityGapPlan
 from .svm_coordinate import compiled_round, dcd_round
 
@@ -77,14 +77,8 @@ INFO = 2   # entries after Δw_k in a block's reply: coordinates visited, epochs
 # block functions (run on the workers; module level so that they pickle by reference) ------------------------
 def _rows(Xb):
     """``(X, data, indices, indptr)`` as the round reads them: dense C-ordered float64 rows (CSR unused) or CSR."""
-    if sp.issparse(Xb):
-        A = sp.csr_matrix(Xb, dtype=np.float64)
-        if not A.has_canonical_format:
-            A = A.copy()
-            A.sum_duplicates()
-        return None, A.data, A.indices, A.indptr
-    A = np.ascontiguousarray(Xb, dtype=np.float64)
-    return A, np.empty(0), np.empty(0, np.int32), np.zeros(1, np.int32)
+    Xb = sp.csr_matrix(Xb, dtype=np.float64) if sp.issparse(Xb) else np.asarray(Xb, dtype=np.float64)
+    return kernel_rows(*row_storage(Xb)[:2])
 
 
 def _block_rmatvec(Xb, q):

@@ -69,6 +69,7 @@ from ...core.warmstart import dual_warm_value, parse_warm_start
 from ..common.numba_rows import COMPILED, compiled_info
 from .cocoa import AGGREGATION, CoCoAPlus, CoCoAState, _block_matvec, _block_rmatvec, _rows, block_sq_norms, local_round
 from .constraints import RowConstraints
+from .coordinate_ascent import reference_entries, relative_gap
 
 __all__ = ["CoCoAAcceleratedDykstra", "CoCoADykstra"]
 
@@ -226,9 +227,7 @@ class CoCoAMargin(CoCoAPlus):
 
     def relative_gap(self, st) -> float:
         """``|P − D|/D`` with ``D > 0`` finite (``inf`` without such a bound or without a feasible point)."""
-        if not (np.isfinite(st.primal) and np.isfinite(st.dual)) or st.dual <= 0:
-            return np.inf
-        return abs(st.primal - st.dual) / st.dual
+        return relative_gap(st.primal, st.dual)
 
     # hooks -------------------------------------------------------------------------------------------------
     def start_a(self, warm_start):
@@ -287,11 +286,7 @@ class CoCoAMargin(CoCoAPlus):
                 "violation_scale": 1.0, "relative_gap": self.relative_gap(st)}
         if self.zero_rows:
             cert["zero_rows"] = self.zero_rows
-        ref = self.form.cached_reference()
-        if ref is not None and ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None:
-            ref_w = np.asarray(ref.w, dtype=np.float64)
-            cert["reference_gap"] = float(ref.value) - st.dual
-            cert["bregman_to_reference"] = 0.5 * float((ref_w - st.w) @ (ref_w - st.w))
+        cert.update(reference_entries(self.form, st.dual, st.w, 2.0))
         info = {**compiled_info(self.resolved_backend), "epochs": st.epochs, "coordinate_steps": st.visits,
                 "cocoa": self.cocoa_info()}
         return Solution(w=np.array(c["point"], dtype=np.float64), status=status, certificate=cert,

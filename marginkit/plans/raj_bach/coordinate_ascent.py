@@ -305,16 +305,12 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
             proof = self.infeasibility_proof(state)
             if proof:
                 cert.update(proof)
-        ref = self.form.cached_reference()
-        if ref is not None and ref.status in ("optimal", "optimal_inaccurate") and ref.w is not None:
-            cert["reference_gap"] = float(ref.value) - c["dual"]
-            cert["bregman_to_reference"] = bregman(ref.w, c["theta"], self.p)
+        cert.update(reference_entries(self.form, c["dual"], c["theta"], self.p))
         info = {**compiled_info(self.resolved_backend), "coordinate_steps": state.t,
                 "epochs": state.t // max(self.system.n, 1)}
         # return the point the certificate speaks of: for margins, θ(λ) rescaled onto the feasible set
         w = np.array(c.get("point", c["theta"]), dtype=float)
         return Solution(w=w, status=status, certificate=cert, dual={"lambda": np.array(c["lam"])}, info=info)
-
 
 
 def relative_gap(primal: float, dual: float) -> float:
@@ -330,6 +326,15 @@ def bregman(a, b, p) -> float:
         diff = np.asarray(a, float) - b
         return 0.5 * float(diff @ diff)
     return bregman_lp(np.asarray(a, float), np.asarray(b, float), p)
+
+
+def reference_entries(form, dual: float, theta, p: float) -> dict:
+    """``reference_gap`` (``ψ(θ*) − D``) and ``bregman_to_reference`` (``D_ψ(θ*, θ)``) against the problem's cached
+    certified reference; none without one."""
+    ref = form.cached_reference()
+    if ref is None or ref.status not in ("optimal", "optimal_inaccurate") or ref.w is None:
+        return {}
+    return {"reference_gap": float(ref.value) - dual, "bregman_to_reference": bregman(ref.w, theta, p)}
 
 
 class RandomizedDykstra(DualCoordinatePlan):
@@ -407,19 +412,14 @@ class AcceleratedDykstra(DualCoordinatePlan):
         ehat, ue = state.e_hat.copy(), state.u_e.copy()
         scal = np.array([state.gamma, state.pi])
         res = self.system.apcg_epoch(self.Linv, idx, alpha, ehat, ua, ue, scal, self.q, self.resolved_backend)
-        return AcceleratedState(t=state.t + len(idx), lam=alpha, u=ua, rng=state.rng, residual=res,
-                                e_hat=ehat, u_e=ue,
-                                gamma=float(scal[0]), pi=float(scal[1]))
+        return AcceleratedState(t=state.t + len(idx), lam=alpha, u=ua, rng=state.rng, residual=res, e_hat=ehat,
+                                u_e=ue, gamma=float(scal[0]), pi=float(scal[1]))
 
     def dual_point(self, state):
         if self.output == "alpha" or state.t == 0:
             return state.lam, state.u
         w = state.pi / (1.0 - state.gamma)
         return state.lam + w * state.e_hat, state.u + w * state.u_e
-
-    def gradient_point(self, state):
-        """``(z_t, u0 + Σ a_i z_t,i)``, where Alg. 2 evaluates the gradient."""
-        return state.lam + state.pi * state.e_hat, state.u + state.pi * state.u_e
 
 
 class StochasticMirrorDescent(DualCoordinatePlan):

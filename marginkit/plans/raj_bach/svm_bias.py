@@ -70,7 +70,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from ...core.linalg import row_norms
 from ...core.params import Boolean, Interval
@@ -79,7 +78,7 @@ from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
-from ..common.numba_rows import COMPILED, available, compiled_info, resolve_compiled
+from ..common.numba_rows import COMPILED, available, compiled_info, resolve_compiled, row_storage
 from .gap import DualityGapPlan
 from .svm_bias_numba import bias_epoch_dense, bias_epoch_sparse, compiled_epochs
 
@@ -194,19 +193,8 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         self.y = np.ascontiguousarray(form.y, dtype=np.float64)
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)
         self.n, self.d = form.X.shape
-        X = form.X
-        if sp.issparse(X):
-            X = X.tocsr()
-            if not X.has_canonical_format:
-                X = X.copy()
-                X.sum_duplicates()
-            self.csr = (X.data, X.indices, X.indptr)
-            self.X = None
-        else:
-            self.X = X if X.flags.c_contiguous else np.ascontiguousarray(X)
-            self.csr = None
-        self.Xop = X
-        self.qii = row_norms(X, squared=True)
+        self.X, self.csr, self.Xop = row_storage(form.X)
+        self.qii = row_norms(self.Xop, squared=True)
         self.support = np.flatnonzero(self.box > 0).astype(np.int64)   # C_i = 0: a_i = 0 forever
         q = self.qii[self.support]
         mean_q = float(q.mean()) if q.size else 0.0

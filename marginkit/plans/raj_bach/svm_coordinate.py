@@ -71,7 +71,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from ...core.linalg import row_norms
 from ...core.params import Boolean
@@ -80,8 +79,8 @@ from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
-                                 dense_dot, jitable, njit, prefetch, prefetch_csr_row, prefetch_dense_head,
-                                 resolve_compiled, short_dot, sparse_axpy, sparse_dot)
+                                 dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
+                                 prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
 PG_EPS_DECAY = 0.5   # eps_pg is multiplied by this at every check that does not certify tol
@@ -278,26 +277,12 @@ class DualCoordinateDescent(DualityGapPlan):
         self.y = np.ascontiguousarray(form.y, dtype=np.float64)
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)   # C_i = C·s_i
         self.n, self.d = form.X.shape
-        X = form.X
-        if sp.issparse(X):
-            X = X.tocsr()  # a no-op for the validated problems (always CSR, canonical)
-            if not X.has_canonical_format:
-                X = X.copy()
-                X.sum_duplicates()
-            self.csr = (X.data, X.indices, X.indptr)  # SciPy's own int32/int64 arrays: no copy
-            self.X = None
-        else:
-            self.X = X if X.flags.c_contiguous else np.ascontiguousarray(X)
-            self.csr = None
-        self.Xop = X
-        self.qii = row_norms(X, squared=True)
+        self.X, self.csr, self.Xop = row_storage(form.X)
+        self.qii = row_norms(self.Xop, squared=True)
         self.movable = np.flatnonzero(self.box > 0.0).astype(np.int64)   # C_i = 0: a_i = 0 for ever
         self.budget = max(self.n, MIN_ROUND) if self.config.shrinking else self.n   # updates per round
         self.round = compiled_round() if self.resolved_backend == "numba" else dcd_round
-        if self.csr is None:
-            self.rows = (self.X, np.empty(0), np.empty(0, np.int32), np.zeros(1, np.int32))   # CSR unused
-        else:
-            self.rows = (None, *self.csr)
+        self.rows = kernel_rows(self.X, self.csr)
 
     # helpers ---------------------------------------------------------------------------------------------
     def margins(self, w) -> np.ndarray:
