@@ -222,41 +222,38 @@ def _ap_observed(run: _Run):
     return float(np.linalg.norm(w - wstar)), r
 
 
-def ap_linear_checks(run: _Run) -> list[dict]:
-    label = run.label
+def _ap_entries(run: _Run, why, bounds=None, norm_w=None, **extra) -> list[dict]:
+    """The two AP checks, ``||w_t − w*||`` and ``r_t``: their ``bounds`` at ``t``, or ``why`` they do not apply."""
     qd, qr = "||w_t - w*|| (user units)", "r_t = D_t(u_t) - D_inf(u*)"
+    if why is not None:
+        return [_entry(run.label, qd, reason=why), _entry(run.label, qr, reason=why)]
+    od, orr = _ap_observed(run)
+    gap, t = max(float((run.ref.certificate or {}).get("duality_gap", 0.0)), 0.0), run.result.iterations
+    return [_entry(run.label, qd, bounds[0], od, _ref_distance_slack(run.ref, norm_w), t=t, **extra),
+            _entry(run.label, qr, bounds[1], orr, gap + 1e-9 * norm_w ** 2, t=t, **extra)]
+
+
+def ap_linear_checks(run: _Run) -> list[dict]:
     why, consts = _ap_hypotheses(run, "Theorem 5.1")
     tau = run.constants.get("hoffman_dual") or {} if why is None else {}
     if why is None and not tau.get("exact"):
         why = "the Hoffman constant tau is not exact at this size: " + str(tau.get("reason", ""))
     if why is not None:
-        return [_entry(label, qd, reason=why), _entry(label, qr, reason=why)]
+        return _ap_entries(run, why)
     step, norm_u, opnorm, norm_w = consts
     mu = lojasiewicz_mu(tau["value"], norm_w, norm_u, opnorm)
     q = 1.0 / (1.0 + step * mu)
-    t = run.result.iterations
-    bd, br = ap_linear(t, norm_w, q)
-    od, orr = _ap_observed(run)
-    gap = max(float((run.ref.certificate or {}).get("duality_gap", 0.0)), 0.0)
-    return [_entry(label, qd, bd, od, _ref_distance_slack(run.ref, norm_w), t=t, rate=q, mu=mu),
-            _entry(label, qr, br, orr, gap + 1e-9 * norm_w ** 2, t=t, rate=q, mu=mu)]
+    return _ap_entries(run, None, ap_linear(run.result.iterations, norm_w, q), norm_w, rate=q, mu=mu)
 
 
 def ap_inertial_checks(run: _Run) -> list[dict]:
-    label = run.label
-    qd, qr = "||w_t - w*|| (user units)", "r_t = D_t(u_t) - D_inf(u*)"
     alpha = float(run.option("alpha", 10.0))
     why, consts = (f"alpha = {alpha:g} < 3: Theorem 5.2 needs alpha >= 3", None) if alpha < 3 else \
         _ap_hypotheses(run, "Theorem 5.2")
     if why is not None:
-        return [_entry(label, qd, reason=why), _entry(label, qr, reason=why)]
+        return _ap_entries(run, why)
     step, norm_u, _, norm_w = consts
-    t = run.result.iterations
-    bd, br = ap_inertial(t, alpha, norm_w, norm_u, step)
-    od, orr = _ap_observed(run)
-    gap = max(float((run.ref.certificate or {}).get("duality_gap", 0.0)), 0.0)
-    return [_entry(label, qd, bd, od, _ref_distance_slack(run.ref, norm_w), t=t),
-            _entry(label, qr, br, orr, gap + 1e-9 * norm_w ** 2, t=t)]
+    return _ap_entries(run, None, ap_inertial(run.result.iterations, alpha, norm_w, norm_u, step), norm_w)
 
 
 def _rb_constants(run: _Run):

@@ -120,12 +120,23 @@ def check_matrix(X, name: str = "X", allow_sparse: bool = True):
 def check_samples(X, name: str = "X"):
     """Data matrix with at least one row and one column."""
     M = check_matrix(X, name)
-    n, d = M.shape
-    if n == 0:
-        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
-    if d == 0:
-        raise ProblemError(f"{name} has no columns (d == 0)")
+    _check_nonempty(M.shape, name)
     return M
+
+
+def _check_nonempty(shape, name: str) -> None:
+    if shape[0] == 0:
+        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
+    if shape[1] == 0:
+        raise ProblemError(f"{name} has no columns (d == 0)")
+
+
+def _check_two_classes(count: int, name: str, single: str = "") -> None:
+    """Exactly two distinct labels (``single``: how a lone class is shown in the message)."""
+    if count < 2:
+        raise ProblemError(f"{name} has a single class{single}; two classes are required")
+    if count > 2:
+        raise ProblemError(f"{name} has {count} classes; exactly two are required")
 
 
 def check_vector(v, name: str, size: int | None = None) -> np.ndarray:
@@ -172,10 +183,7 @@ def check_labels(y, n: int, name: str = "y"):
         classes = np.unique(ya)
     except TypeError as exc:
         raise ProblemError(f"{name} has labels that cannot be compared: {exc}") from None
-    if classes.size < 2:
-        raise ProblemError(f"{name} has a single class ({classes[0]!r}); two classes are required")
-    if classes.size > 2:
-        raise ProblemError(f"{name} has {classes.size} classes; exactly two are required")
+    _check_two_classes(classes.size, name, f" ({classes[0]!r})")
     if ya.dtype.kind in "iuf" and set(classes.tolist()) == {-1, 1}:
         ypm = ya.astype(np.float64)
         classes = np.array([-1, 1], dtype=ya.dtype)
@@ -261,10 +269,7 @@ def check_foreign_matrix(X, name: str = "X"):
                            f"array-API array: convert it with np.asarray({name})") from None
     if len(X.shape) != 2:
         raise ProblemError(f"{name} must be 2-D with shape (n, d); got shape {tuple(X.shape)}")
-    if X.shape[0] == 0:
-        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
-    if X.shape[1] == 0:
-        raise ProblemError(f"{name} has no columns (d == 0)")
+    _check_nonempty(X.shape, name)
     return check_foreign_values(X, name, xp)
 
 
@@ -292,10 +297,7 @@ def _check_dask_matrix(X, name: str):
     if len(X.chunks[1]) > 1:
         raise ProblemError(f"{name} is chunked along its columns ({len(X.chunks[1])} column chunks); the plans need "
                            f"whole rows in each chunk: {name} = {name}.rechunk({{1: -1}})")
-    if X.shape[0] == 0:
-        raise ProblemError(f"{name} is empty: it has no rows (n == 0)")
-    if X.shape[1] == 0:
-        raise ProblemError(f"{name} has no columns (d == 0)")
+    _check_nonempty(X.shape, name)
     meta = getattr(X, "_meta", None)
     if meta is not None and not (isinstance(meta, np.ndarray) or sp.issparse(meta)):
         raise ProblemError(f"{name} is a dask array of {type(meta).__module__}.{type(meta).__name__} chunks; the plans "
@@ -359,11 +361,7 @@ def check_foreign_labels(y, X, name: str = "y"):
     if xp.isdtype(y.dtype, "real floating") and not bool(xp.all(xp.isfinite(y))):
         raise ProblemError(f"{name} contains NaN or inf")
     values = xp.unique_values(y)
-    nclass = int(values.shape[0])
-    if nclass < 2:
-        raise ProblemError(f"{name} has a single class; two classes are required")
-    if nclass > 2:
-        raise ProblemError(f"{name} has {nclass} classes; exactly two are required")
+    _check_two_classes(int(values.shape[0]), name)
     from .backend import ArrayAPIBackend
     classes = np.asarray(ArrayAPIBackend(values).host(values))
     ypm = xp.astype(y == values[1], X.dtype) * 2 - 1
@@ -385,10 +383,7 @@ def _dask_labels(y, X, name: str):
     if kind == "f" and not bool(da.isfinite(y).all().compute()):
         raise ProblemError(f"{name} contains NaN or inf")
     classes = np.asarray(da.unique(y).compute())
-    if classes.size < 2:
-        raise ProblemError(f"{name} has a single class ({classes[0]!r}); two classes are required")
-    if classes.size > 2:
-        raise ProblemError(f"{name} has {classes.size} classes; exactly two are required")
+    _check_two_classes(classes.size, name, f" ({classes[0]!r})")
     if set(classes.tolist()) == {-1, 1}:
         classes = np.array([-1, 1], dtype=classes.dtype)
     classes.setflags(write=False)
