@@ -69,50 +69,48 @@ class Schedule:
 
 
 @dataclass(frozen=True)
-class Inverse(Schedule):
-    """``λ(t) = λ0/(t+1)`` (AP's ``λ0/t``, Figs. 2–5)."""
+class _Named(Schedule):
+    """A named schedule of :data:`NAMED_SCHEDULES`: a frozen dataclass of its ``λ0``."""
 
     lambda0: float
+
+
+@dataclass(frozen=True)
+class Inverse(_Named):
+    """``λ(t) = λ0/(t+1)`` (AP's ``λ0/t``, Figs. 2–5)."""
 
     def lam(self, t):
         return self.lambda0 / (t + 1.0)
 
 
 @dataclass(frozen=True)
-class InverseLog(Schedule):
+class InverseLog(_Named):
     """``λ(t) = λ0/log(t+2)`` (AP's ``8/log t``, Fig. 5; slow decay)."""
-
-    lambda0: float
 
     def lam(self, t):
         return self.lambda0 / math.log(t + 2.0)
 
 
 @dataclass(frozen=True)
-class InverseSqrt(Schedule):
+class InverseSqrt(_Named):
     """``λ(t) = λ0/√(t+1)`` (AP's ``8/√t``, Fig. 5)."""
-
-    lambda0: float
 
     def lam(self, t):
         return self.lambda0 / math.sqrt(t + 1.0)
 
 
 @dataclass(frozen=True)
-class InverseSquare(Schedule):
+class InverseSquare(_Named):
     """``λ(t) = λ0/(t+1)²`` (AP's ``8/t²``, Fig. 5)."""
-
-    lambda0: float
 
     def lam(self, t):
         return self.lambda0 / (t + 1.0) ** 2
 
 
 @dataclass(frozen=True)
-class Geometric(Schedule):
+class Geometric(_Named):
     """``λ(t) = λ0/ratio^t`` (AP's ``8/2^t``, Fig. 5); ``inv_lam`` is computed in the log domain."""
 
-    lambda0: float
     ratio: float = 2.0
 
     def lam(self, t):
@@ -124,11 +122,9 @@ class Geometric(Schedule):
 
 
 @dataclass(frozen=True)
-class Constant(Schedule):
+class Constant(_Named):
     """``λ(t) = λ``: the iteration then solves the fixed-λ soft-margin dual (4.9) and converges to ``w_λ``,
     which is ``w*`` only when ``λ <= λ*_A`` (claim AP-8)."""
-
-    lambda0: float
 
     def lam(self, t):
         return self.lambda0
