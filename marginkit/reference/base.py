@@ -30,8 +30,11 @@ primal value, dual value, duality gap, maximum constraint violation and the rela
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time as _time
 import warnings
+from contextlib import contextmanager
 
 import cvxpy as cp
 import numpy as np
@@ -151,13 +154,38 @@ def _status(cvx_status: str) -> str:
     return "solver_error"
 
 
+@contextmanager
+def quiet_descriptors(quiet: bool = True):
+    """Standard output and error routed to ``os.devnull`` at the file-descriptor level while a solver runs: some
+    solvers' C libraries print banners there whatever CVXPY's ``verbose`` says (HiGHS prints "Running HiGHS ..."),
+    and a library prints nothing unless asked. With ``quiet=False`` (the user's ``verbose=True``) nothing changes."""
+    if not quiet:
+        yield
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
+
+
 def run_solver(prob: cp.Problem, solver: str, options: dict, user_options: bool = False) -> tuple[str, str]:
     """Solve ``prob`` once; returns ``(CVXPY status, message)`` and never raises, except a ``ProblemError`` when a
     solver without an option table rejects the user's own options."""
     try:
         with warnings.catch_warnings():   # inaccuracy is reported through the status, not a warning
             warnings.simplefilter("ignore")
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), quiet_descriptors(not options.get("verbose", False)):
                 prob.solve(solver=solver, **options)
     except TypeError as exc:
         text = str(exc)
