@@ -82,6 +82,19 @@ def _with_memo(hook, memo):
     return functools.partial(hook, memo=memo) if takes else hook
 
 
+def _callback_stops(callback, state) -> bool:
+    """Whether ``callback(state)`` asks the loop to stop; an answer other than True/False/None (an array, say, whose
+    truth is ambiguous) is a user's mistake, named as such rather than left to a raw ``ValueError``."""
+    answer = callback(state)
+    import numpy as np
+    if answer is None or isinstance(answer, (bool, np.bool_)) or \
+            (getattr(answer, "shape", None) == () and "bool" in str(getattr(answer, "dtype", ""))):
+        return bool(answer)   # a 0-d boolean array of any backend has one truth value
+    from ..core.validation import ProblemError
+    raise ProblemError(f"callback must return True (stop), False or None (go on); it returned "
+                       f"{type(answer).__name__} {answer!r:.60}")
+
+
 def run_loop(plan, opts: RunOptions) -> Solution:
     """Run ``plan`` with resolved options until its certificate meets ``tol`` or a budget is exhausted; the
     :class:`~marginkit.core.solution.Solution` in the plan's own form."""
@@ -117,7 +130,7 @@ def run_loop(plan, opts: RunOptions) -> Solution:
         if status is not None:
             break
         if t >= max_iter or (time_limit is not None and now - start > time_limit) or \
-                (callback is not None and callback(state)):
+                (callback is not None and _callback_stops(callback, state)):
             status = "user_limit"
             break
         nxt = plan.step(state)
