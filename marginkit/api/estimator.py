@@ -469,7 +469,8 @@ def _certified_not_separable(problem) -> bool:
 def _budget_reached(result, options) -> str:
     cert = result.certificate or {}
     where = f"{result.iterations} iterations"
-    if "time_limit" in options and result.time >= options["time_limit"]:
+    if "time_limit" in options and (result.info.get("stopped_by") == "time_limit"
+                                    or result.time >= options["time_limit"]):
         where += f", time_limit={options['time_limit']}s reached"
     elif "max_iter" in options:
         where += f", max_iter={options['max_iter']} reached"

@@ -95,9 +95,35 @@ def _callback_stops(callback, state) -> bool:
                        f"{type(answer).__name__} {answer!r:.60}")
 
 
-def run_loop(plan, opts: RunOptions) -> Solution:
+class Clock:
+    """The run's wall-clock budget: ``time_limit`` counts from ``begin`` (the plan's compile when the limit was given
+    to ``solve``/``compile``, else the start of the run), and the loop never starts an iteration it cannot finish in
+    time. It measures what a step, a stop test and a trace record cost (the step by a maximum that decays by half
+    per iteration, so one slow step is remembered but noise is not) and stops when the next iteration, the next
+    checks and the work after the loop (the last record and the solution's certificate) would overrun the
+    deadline: on a loaded machine and at any cost per iteration the run returns within about ``time_limit``."""
+
+    __slots__ = ("deadline", "step", "check", "record")
+
+    def __init__(self, begin: float, time_limit: float | None):
+        self.deadline = None if time_limit is None else begin + time_limit
+        self.step = self.check = self.record = 0.0
+
+    def stepped(self, seconds: float) -> None:
+        self.step = max(seconds, 0.5 * self.step)
+
+    def spent(self, now: float, check_next: bool) -> bool:
+        """Whether the budget is spent at ``now``: another step, its record and checks, then the final record and
+        the solution would end past the deadline."""
+        if self.deadline is None:
+            return False
+        return now + self.step + 2.0 * self.record + self.check * (2.0 if check_next else 1.0) > self.deadline
+
+
+def run_loop(plan, opts: RunOptions, begin: float | None = None) -> Solution:
     """Run ``plan`` with resolved options until its certificate meets ``tol`` or a budget is exhausted; the
-    :class:`~marginkit.core.solution.Solution` in the plan's own form."""
+    :class:`~marginkit.core.solution.Solution` in the plan's own form. ``begin``: the ``perf_counter`` time the
+    ``time_limit`` counts from (default: now)."""
     max_iter, check_every, time_limit, callback = opts.max_iter, opts.check_every, opts.time_limit, opts.callback
     budget = Budget(max_iter, opts.tol, time_limit)
     rng = make_rng(opts.seed)
@@ -106,16 +132,22 @@ def run_loop(plan, opts: RunOptions) -> Solution:
     recorder = Recorder(plan, opts, _with_memo(plan.measure, memo), _with_memo(plan.snapshot, memo))
 
     start = _time.perf_counter()
+    clock = Clock(start if begin is None else min(begin, start), time_limit)
     state = plan.init(rng, opts.warm_start, budget)
+    clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
     guard = Guard(plan, state)
     if not guard.finite(state):
         return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=recorder.trace,
                         info={"message": "the starting point is not finite (check warm_start)"})
-    status, t, message = None, 0, None
+    status, t, message, timed_out = None, 0, None, False
     while True:
         now = _time.perf_counter()
+        paused = recorder.paused
         recorder.observe(t, state, now, start)
+        if recorder.paused != paused:
+            clock.record = recorder.paused - paused
         if t % check_every == 0 or t == max_iter:
+            tc = _time.perf_counter()
             failed = guard.at_check(state, t)
             if failed is not None:
                 last, t, message = failed
@@ -127,10 +159,14 @@ def run_loop(plan, opts: RunOptions) -> Solution:
                 state, status = last, "solver_error"
                 break
             status = stop(state, budget)
+            clock.check = _time.perf_counter() - tc
         if status is not None:
             break
-        if t >= max_iter or (time_limit is not None and now - start > time_limit) or \
-                (callback is not None and _callback_stops(callback, state)):
+        ts = _time.perf_counter()   # a step's cost counts the callback too
+        if t < max_iter and clock.spent(ts, (t + 1) % check_every == 0):
+            status, timed_out = "user_limit", True
+            break
+        if t >= max_iter or (callback is not None and _callback_stops(callback, state)):
             status = "user_limit"
             break
         nxt = plan.step(state)
@@ -140,6 +176,7 @@ def run_loop(plan, opts: RunOptions) -> Solution:
             message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the data, "
                        f"or an overflow; the last finite iterate (iteration {t}) is returned")
             break
+        clock.stepped(_time.perf_counter() - ts)
         state = nxt
         t += 1
     elapsed = _time.perf_counter() - start - recorder.paused
@@ -149,6 +186,8 @@ def run_loop(plan, opts: RunOptions) -> Solution:
     sol.setup_time = float(getattr(plan, "setup_time", 0.0))
     if message is not None:
         sol.info = {**sol.info, "message": message}
+    if timed_out:   # which budget ended the run (the clock stops it a predicted iteration early)
+        sol.info = {**sol.info, "stopped_by": "time_limit"}
     return sol
 
 
@@ -304,4 +343,6 @@ class IterationPlan:
         """Run to a stop; the :class:`~marginkit.core.solution.Solution` in the plan's own form (before the
         reduction chain maps it back to the user's problem)."""
         opts = run_options(self.method, {**self.run_defaults, **options}).resolved(self)
-        return run_loop(self, opts)
+        # a time_limit given with the plan (``solve``/``compile``) covers its setup too: the caller waits for both
+        begin = _time.perf_counter() - self.setup_time if "time_limit" not in options else None
+        return run_loop(self, opts, begin)

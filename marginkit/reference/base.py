@@ -22,6 +22,13 @@ primal value, dual value, duality gap, maximum constraint violation and the rela
   (:data:`SOLVER_ORDER`); the first certified answer (a certified optimum, or infeasibility certified by marginkit)
   ends the search, otherwise the best point is kept. ``certificate["solver"]`` names the solver whose answer is
   reported, ``info["attempts"]`` lists every attempt. A named solver is the only one used.
+* *A time limit kept.* ``time_limit=`` (seconds, wall clock) is the budget of the whole reference, not of one solver:
+  each attempt gets what is left, under the solver's own keyword (Clarabel ``time_limit``, SCS ``time_limit_secs``,
+  OSQP ``time_limit``; :data:`TIME_LIMIT_KEYWORDS`; a solver reads its clock between its own iterations, so it may
+  end one late), and the fallback stops once the budget is spent. A solver
+  that cannot be given a limit (ECOS has no such option, nor have several others) is skipped under a limit when it
+  is a fallback, and ``time_limit`` with it as the named solver is a :class:`~marginkit.ProblemError`. The
+  certificate marginkit computes afterwards (and a hull-distance proof of infeasibility) is not limited.
 * *Never an exception.* A solver that raises, stops without a point, or returns non-finite values gives status
   ``solver_error`` (``user_limit`` when it stopped on an iteration or time limit), ``w = None`` and
   ``info["message"]`` with the reason. Unknown options and solvers are a :class:`~marginkit.ProblemError` when the
@@ -56,6 +63,9 @@ TIGHT = {"CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, 
          "ECOS": dict(abstol=1e-10, reltol=1e-10, feastol=1e-10, max_iters=500),
          "SCS": dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=50000),
          "OSQP": dict(eps_abs=1e-9, eps_rel=1e-9, max_iter=100000)}
+
+# the keyword under which each solver takes a wall-clock limit in seconds (ECOS has none)
+TIME_LIMIT_KEYWORDS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit"}
 
 # keywords CVXPY itself takes in ``Problem.solve`` that make sense for a reference
 _CVXPY_KEYWORDS = {"verbose", "warm_start", "canon_backend", "ignore_dpp", "enforce_dpp"}
@@ -275,6 +285,7 @@ class CvxpyReference:
 
     def __init__(self, problem, solver: str | None = None, **solver_options):
         self.solver = check_solver(solver)
+        self.time_limit = _time_limit(self.solver, solver_options)
         self.solver_options = check_options(self.solver or DEFAULT_SOLVER, solver_options, default=self.solver is None)
         self.problem = problem
         self._user_model = None
@@ -325,16 +336,32 @@ class CvxpyReference:
 
     # solving -------------------------------------------------------------------------------------------------
     def attempts(self) -> list[tuple[str, dict, bool]]:
-        """``(solver, options, options are the user's)`` in the order they are tried."""
+        """``(solver, options, options are the user's)`` in the order they are tried (under a ``time_limit``, only
+        the solvers that take one)."""
         if self.solver is not None:
             return [(self.solver, dict(self.solver_options), bool(self.solver_options))]
         out = []
         for s in fallback_solvers():
             if s == DEFAULT_SOLVER:
                 out.append((s, {**TIGHT.get(s, {}), **self.solver_options}, bool(self.solver_options)))
-            else:
+            elif self.time_limit is None or s in TIME_LIMIT_KEYWORDS:
                 out.append((s, dict(TIGHT.get(s, {})), False))
         return out
+
+    def _limited(self, prob, solver: str, opts: dict, deadline: float | None) -> dict | None:
+        """``opts`` with the time left before ``deadline`` under ``solver``'s keyword; None when none is left. CVXPY
+        compiles the model for ``solver`` first (kept in the model's cache for the solve), so the solver's own clock
+        starts with what is really left."""
+        if deadline is None:
+            return opts
+        try:
+            with warnings.catch_warnings(), quiet_descriptors(not opts.get("verbose", False)):
+                warnings.simplefilter("ignore")
+                prob.get_problem_data(solver)
+        except Exception:  # noqa: BLE001  (the solve itself reports a model the solver cannot take)
+            pass
+        left = deadline - _time.perf_counter()
+        return {**opts, TIME_LIMIT_KEYWORDS[solver]: left} if left > 0 else None
 
     def run(self, **options):
         """Solve and return the certified :class:`~marginkit.Result` (the compiled-object protocol)."""
@@ -381,6 +408,7 @@ class CvxpyReference:
 
     def result(self):
         t0 = _time.perf_counter()
+        deadline = None if self.time_limit is None else t0 + self.time_limit
         self._scales = self.scalings()
         attempts, best, best_stats, setup = [], None, None, 0.0
         reasons = [self.scale_problem(sc) for sc in self._scales]
@@ -402,6 +430,12 @@ class CvxpyReference:
                 if solver == DEFAULT_SOLVER and self.solver is None and opts:
                     tries.append(({}, False, solver + " (defaults)"))   # when the tight settings raise
                 for o, uo, label in tries:
+                    o = self._limited(prob, solver, o, deadline)
+                    if o is None:   # the budget is spent: no more attempts
+                        attempts.append({"solver": label, "cvxpy_status": "user_limit", "status": "user_limit",
+                                         "relative_gap": np.nan, "time": 0.0,
+                                         "message": f"not tried: time_limit={self.time_limit}s spent"})
+                        break
                     sol, stats, record, ct = self._attempt(prob, handles, scale, solver, o, uo, label)
                     setup += ct
                     attempts.append(record)
@@ -409,7 +443,8 @@ class CvxpyReference:
                         best, best_stats = sol, stats
                     if record["cvxpy_status"] != "solver_error":
                         break
-                if best.status in ("optimal", "infeasible"):
+                if best is not None and best.status in ("optimal", "infeasible") or \
+                        deadline is not None and _time.perf_counter() >= deadline:
                     done = True
                     break
             if done:
@@ -438,6 +473,23 @@ class CvxpyReference:
                                "relative_gap": np.nan}
         sol.certificate["solver"] = solver
         return build_result(self.problem, sol, "cvxpy")
+
+
+def _time_limit(solver: str | None, options: dict) -> float | None:
+    """The reference's ``time_limit`` (taken out of ``options``), checked: a positive number of seconds, and a named
+    solver that can be given one."""
+    if "time_limit" not in options:
+        return None
+    limit = options.pop("time_limit")
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)) or \
+            not (np.isfinite(limit) and limit > 0):
+        raise ProblemError(f"time_limit must be a positive number of seconds or None; got {limit!r}")
+    if solver is not None and solver not in TIME_LIMIT_KEYWORDS:
+        raise ProblemError(f"time_limit cannot be passed to solver {solver} (it has no time limit option); the "
+                           f"solvers that take one: {', '.join(sorted(TIME_LIMIT_KEYWORDS))}")
+    return float(limit)
 
 
 def _describe(attempt: dict) -> str:
