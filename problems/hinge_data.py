@@ -4,6 +4,7 @@ import numpy as np
 
 from marginkit import MaxMargin
 from marginkit import datasets as ds
+from marginkit.core.params import Interval, check_values
 
 from . import instance
 
@@ -15,6 +16,9 @@ def gaussian_clouds(n: int = 1200, flip: float = 0.0, var: float = 0.4, seed: in
     ``N(−(½, ½), var·I)`` (label −1), shuffled and split equally into train and test; a fraction ``flip``
     of the *training* labels is flipped (test labels stay clean). ``0.4`` is read as a variance (unstated).
     Returns ``(X_train, y_train, X_test, y_test)``."""
+    check_values("gaussian_clouds", {"n": n, "flip": flip, "var": var},
+                 {"n": [Interval(int, 4, None)], "flip": [Interval(float, 0, 1)],
+                  "var": [Interval(float, 0, None, closed="neither")]})
     rng = np.random.default_rng(seed)
     m = n // 2
     X = np.vstack([rng.normal(0.5, np.sqrt(var), size=(m, 2)), rng.normal(-0.5, np.sqrt(var), size=(n - m, 2))])

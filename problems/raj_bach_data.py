@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from marginkit import MinNormFeasibility
+from marginkit.core.params import Interval, Options, check_values
 
 from . import instance
 
@@ -27,8 +28,9 @@ def sparse_p(d: int) -> float:
 
 def generate(setting: str = "l2", n: int = 1000, d: int = 2000, n_test: int = 1000, seed: int = 0):
     """``(X, y, X_test, y_test, p)`` of RB §4 (see the module docstring)."""
-    if setting not in SETTINGS:
-        raise ValueError(f"setting must be one of {SETTINGS}; got {setting!r}")
+    check_values("generate", {"setting": setting, "n": n, "d": d, "n_test": n_test},
+                 {"setting": [Options(*SETTINGS)], "n": [Interval(int, 1, None)],
+                  "d": [Interval(int, 2 if setting == "sparse" else 1, None)], "n_test": [Interval(int, 0, None)]})
     rng = np.random.default_rng(seed)
     i = np.arange(1, d + 1, dtype=float)
     sd = np.sqrt(i ** -1.5 if setting == "l2" else 1.0 / i)

@@ -25,3 +25,51 @@ def test_callback_numpy_and_python_bools_stop(problem, answer):
 def test_callback_returning_none_goes_on(problem):
     res = problem.solve("dual-accelerated", callback=lambda s: None, tol=0, max_iter=20)
     assert res.status == "user_limit" and res.iterations == 20
+
+
+def _generators():
+    from marginkit import datasets as ds
+    from marginkit.catalog import hinge_data, raj_bach_data
+    return {
+        "separable n=0": (lambda: ds.separable_synthetic(n=0), "n"),
+        "separable d=0": (lambda: ds.separable_synthetic(d=0), "d"),
+        "separable density=2": (lambda: ds.separable_synthetic(sparse_density=2.0), "sparse_density"),
+        "noisy fraction=2": (lambda: ds.noisy_labels(np.ones(10), 2), "fraction"),
+        "toy n=0": (lambda: ds.toy_four_support_vectors(n=0), "n"),
+        "toy slack=10 (would never end)": (lambda: ds.toy_four_support_vectors(n=10, slack=10.0), "slack"),
+        "a9a rate=2": (lambda: ds.a9a_like(n=10, positive_rate=2.0), "positive_rate"),
+        "svm model nu=2": (lambda: ds.svm_data_model(nu=2.0), "nu"),
+        "svm model d=0": (lambda: ds.svm_data_model(d=0), "d"),
+        "digits a=b": (lambda: ds.sklearn_digits_pair(3, 3), "a and b"),
+        "mnist ellipsoids n_c=0": (lambda: ds.mnist_ellipsoids(0, 3), "n_c"),
+        "clouds flip=2": (lambda: hinge_data.gaussian_clouds(n=20, flip=2.0), "flip"),
+        "clouds n=0": (lambda: hinge_data.gaussian_clouds(n=0), "n"),
+        "rb d=0 (would never end)": (lambda: raj_bach_data.generate(n=10, d=0, n_test=5), "d"),
+        "rb setting": (lambda: raj_bach_data.generate(setting="l3"), "setting"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_generators()))
+def test_catalog_generators_name_the_bad_argument(case):
+    make, name = _generators()[case]
+    with pytest.raises(mk.ProblemError, match=f"{name} must be"):
+        make()
+
+
+def test_catalog_generators_still_accept_their_defaults():
+    from marginkit import datasets as ds
+    from marginkit.catalog import hinge_data
+    X, y = ds.separable_synthetic(n=30, d=4)
+    assert X.shape == (30, 4) and set(np.unique(y)) <= {-1.0, 1.0}
+    assert ds.noisy_labels(np.ones(10), 1.0).sum() == -10
+    assert hinge_data.gaussian_clouds(n=20, flip=0.5)[0].shape == (10, 2)
+
+
+def test_estimator_names_bias_and_the_fix():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    y = np.sign(X[:, 0])
+    with pytest.raises(mk.ProblemError, match=r"bias=True \(the default\).*set bias=False"):
+        mk.MarginClassifier(problem="max-margin", method="dual-accelerated").fit(X, y)
+    clf = mk.MarginClassifier(problem="max-margin", method="dual-accelerated", bias=False, max_iter=50).fit(X, y)
+    assert clf.score(X, y) > 0.9

@@ -86,6 +86,9 @@ def mnist_pair(a: int, b: int, per_class: int | None = None, scale: str = "max-n
 
 def sklearn_digits_pair(a: int = 0, b: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's bundled 8×8 digits, ``a`` (+1) versus ``b`` (−1), pixels/16, max-norm scaled."""
+    check_values("sklearn_digits_pair", {"a": a, "b": b}, {"a": [Interval(int, 0, 9)], "b": [Interval(int, 0, 9)]})
+    if a == b:
+        raise ProblemError(f"sklearn_digits_pair: a and b must be two different digits; got {a!r}, {b!r}")
     from sklearn.datasets import load_digits
     D = load_digits()
     idx = np.flatnonzero((D.target == a) | (D.target == b))
@@ -114,6 +117,9 @@ def toy_four_support_vectors(n: int = 80, slack: float = 0.2, seed: int = 0) -> 
     and their negatives (−1). Resolved here: the paper prints ``x4`` equal to ``x3``, a typo; by symmetry it is
     ``−x2``. The paper does not give its generator for the other points; ours: ``n − 4`` uniform points of
     ``[−3, 3]²`` with ``|⟨w*, x⟩| >= 1 + slack``, ``w* = (½, ½)``, labelled by the sign of ``⟨w*, x⟩``."""
+    # |⟨w*, x⟩| <= 3 on the square: a slack of 2 or more would leave nothing to draw (the loop would never end)
+    check_values("toy_four_support_vectors", {"n": n, "slack": slack},
+                 {"n": [Interval(int, 4, None)], "slack": [Interval(float, 0, 2, closed="left")]})
     rng = np.random.default_rng(seed)
     wstar = np.array([0.5, 0.5])
     pts = []
@@ -131,6 +137,9 @@ def separable_synthetic(n: int = 200, d: int = 20, margin: float = 0.05, seed: i
     """Seeded separable data through the origin: Gaussian rows, labels ``sign(⟨w_true, x⟩)``, points with
     ``|⟨w_true, x⟩| < margin`` (after scaling rows into the unit ball) pushed out along ``w_true`` so the
     max margin is at least ``margin``. ``sparse_density`` gives a CSR matrix with that density."""
+    check_values("separable_synthetic", {"n": n, "d": d, "margin": margin, "sparse_density": sparse_density},
+                 {"n": [Interval(int, 1, None)], "d": [Interval(int, 1, None)], "margin": [Interval(float, 0, None)],
+                  "sparse_density": [None, Interval(float, 0, 1, closed="right")]})
     rng = np.random.default_rng(seed)
     wt = rng.standard_normal(d)
     wt /= np.linalg.norm(wt)
@@ -155,6 +164,7 @@ def separable_synthetic(n: int = 200, d: int = 20, margin: float = 0.05, seed: i
 
 def noisy_labels(y: np.ndarray, fraction: float, seed: int = 0) -> np.ndarray:
     """Copy of ``y`` with ``fraction`` of the labels flipped (seeded)."""
+    check_values("noisy_labels", {"fraction": fraction}, {"fraction": [Interval(float, 0, 1)]})
     rng = np.random.default_rng(seed)
     y = np.array(y, dtype=float, copy=True)
     k = int(round(fraction * len(y)))
@@ -187,6 +197,9 @@ def mnist_ellipsoids(n_c: int, n_d: int, digits: tuple[int, int] = (0, 1), eps: 
     C) and ``n_d`` of ``digits[1]`` (class D); centre ``x`` = pixels/255, diagonal shape ``ε + α(1 − |2x − 1|)``
     (semi-axis ½ for grey pixels, ~0 for pure black/white). Returns ``(centers_c, shapes_c, centers_d, shapes_d)``
     with shapes as ``(k, 784)`` diagonals."""
+    check_values("mnist_ellipsoids", {"n_c": n_c, "n_d": n_d, "eps": eps, "alpha": alpha},
+                 {"n_c": [Interval(int, 1, None)], "n_d": [Interval(int, 1, None)],
+                  "eps": [Interval(float, 0, None, closed="neither")], "alpha": [Interval(float, 0, None)]})
     X, lab = load_mnist()
     rng = np.random.default_rng(seed)
     out = []
@@ -215,6 +228,8 @@ def a9a_like(n: int = 22696, seed: int = 0, positive_rate: float = 0.24) -> tupl
     """A synthetic stand-in for LIBSVM's a9a/a8a (Adult): ``n`` rows, 123 binary features in 14 one-hot groups
     (exactly 14 ones per row, as in a9a), sparse CSR; labels from a seeded logistic model with an intercept giving
     about ``positive_rate`` positives (Adult's rate). Not the real data (nothing is downloaded)."""
+    check_values("a9a_like", {"n": n, "positive_rate": positive_rate},
+                 {"n": [Interval(int, 1, None)], "positive_rate": [Interval(float, 0, 1, closed="neither")]})
     rng = np.random.default_rng(seed)
     cols, offset = [], 0
     for size in A9A_GROUPS:
@@ -236,6 +251,13 @@ def svm_data_model(n: int = 600, d: int = 5, sigma1: float = 1.0, sigma2: float 
     classification* (2025), §3.3: ``j0`` class-``+1`` points uniform in
     ``B(σ1 e_1, ρ)`` (``J_c``), ``l0`` class-``−1`` points in ``B(−σ2 e_1, ρ)`` (``J_d``), ``floor(νn)`` noise points
     with random labels in ``B(((σ1 − σ2)/2) e_1, (σ1 + σ2)/2 + ρ)``. Returns ``(X, y, J_c, J_d)``."""
+    check_values("svm_data_model", {"n": n, "d": d, "sigma1": sigma1, "sigma2": sigma2, "rho": rho, "nu": nu},
+                 {"n": [Interval(int, 2, None)], "d": [Interval(int, 1, None)], "sigma1": [Interval(float)],
+                  "sigma2": [Interval(float)], "rho": [Interval(float, 0, None)],
+                  "nu": [Interval(float, 0, 1, closed="left")]})
+    if n - int(np.floor(nu * n)) < 2:
+        raise ProblemError(f"svm_data_model: n - floor(nu * n) must be at least 2 (one point of each class); got "
+                           f"n={n!r}, nu={nu!r}")
     rng = np.random.default_rng(seed)
     n_noise = int(np.floor(nu * n))
     j0 = (n - n_noise) // 2

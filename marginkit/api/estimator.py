@@ -176,6 +176,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         for k, positive in enumerate(tasks):
             problem, rows = self._build(X, np.where(positive, 1.0, -1.0), weights)
             method = default_method(problem) if self.method is None else self.method
+            self._check_bias(problem, method)
             if weights is not None and self.problem == "soft-margin" and method not in methods(problem):
                 raise ValueError(f"method {method!r} does not solve the soft margin with per-sample weights "
                                  f"(sample_weight or class_weight); methods that do: {methods(problem)} "
@@ -259,6 +260,19 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         if not np.any(s > 0):
             raise ValueError("sample_weight (times class_weight) is zero for every sample: nothing to fit")
         return s
+
+    def _check_bias(self, problem, method):
+        """A method that fits no offset, asked for one by the default ``bias=True``: a message that names ``bias``
+        and the fix (the graph's own message names the problem, which the estimator's user never built)."""
+        if not self.bias or method in methods(problem):
+            return
+        import copy
+        unbiased = copy.copy(self)
+        unbiased.bias = False
+        if method in methods(unbiased._build(problem.X, problem.y, None)[0]):
+            raise ProblemError(f"MarginClassifier(problem={self.problem!r}, method={method!r}): method {method!r} fits "
+                               "a classifier through the origin (no offset), but bias=True (the default) asks for an "
+                               "offset; set bias=False, or pick a method that fits an offset (method=None picks one)")
 
     def _extras(self):
         return {name: getattr(self, name) for name in self._option_names}
