@@ -73,3 +73,14 @@ def test_estimator_names_bias_and_the_fix():
         mk.MarginClassifier(problem="max-margin", method="dual-accelerated").fit(X, y)
     clf = mk.MarginClassifier(problem="max-margin", method="dual-accelerated", bias=False, max_iter=50).fit(X, y)
     assert clf.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("make, method", [
+    (lambda X, y: mk.MaxMargin(X, y), "diagonal"), (lambda X, y: mk.MaxMargin(X, y), "diagonal-inertial"),
+    (lambda X, y: mk.MaxMargin(X, y), "homotopic"), (lambda X, y: mk.SoftMarginSVM(X, y), "fista"),
+    (lambda X, y: mk.PerturbedSVMDual(X, y), "fista"), (lambda X, y: mk.PerturbedSVMDual(X, y), "constants")])
+def test_data_near_1e300_is_named_not_a_raw_linalg_error(small_separable, make, method):
+    X, y = small_separable
+    P = make(X * 1e300, y)
+    with pytest.raises(mk.ProblemError, match="X: the scale of the data.*beyond double precision"):
+        P.constants() if method == "constants" else P.solve(method, max_iter=5)

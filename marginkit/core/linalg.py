@@ -6,6 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .validation import ProblemError
+
 
 ROW_BLOCK = 8192  # rows per block of the sparse row norms (bounds their temporaries)
 
@@ -61,6 +63,19 @@ class SignedData:
         return bk.row(self.X, i) * bk.float(self._yc[i])
 
 
+def _top_dense(dense) -> float:
+    """The exact top eigenvalue of ``dense()``, rounded up by ``1e-12``; a matrix whose entries overflowed (data of a
+    scale near 1e300: LAPACK then does not converge) is the user's data beyond double precision, said so."""
+    A = dense()
+    try:
+        return float(np.linalg.eigvalsh(A)[-1]) * (1 + 1e-12)
+    except np.linalg.LinAlgError:
+        big = float(np.max(np.abs(A))) if np.size(A) else 0.0
+        raise ProblemError(f"X: the scale of the data is beyond double precision (a Gram/Hessian entry of {big:g} "
+                           "overflows its eigenvalue solve); rescale X (a common factor leaves the separating "
+                           "directions unchanged)") from None
+
+
 def largest_eigenvalue(op, size: int, *, dense=None, exact_below: int = 0, tol: float = 1e-6,
                        inflation: float = 1e-5, residual: bool = False, seed: int = 0) -> float:
     """The one largest-eigenvalue helper: an upper bound on ``λ_max`` of a symmetric PSD operator, for steps
@@ -75,14 +90,14 @@ def largest_eigenvalue(op, size: int, *, dense=None, exact_below: int = 0, tol: 
         def dense():
             return op.toarray() if sp.issparse(op) else np.asarray(op)
     if size <= max(exact_below, 2) and dense is not None:
-        return float(np.linalg.eigvalsh(dense())[-1]) * (1 + 1e-12)
+        return _top_dense(dense)
     v0 = np.random.default_rng(seed).standard_normal(size)
     try:
         vals, vecs = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol)
     except spla.ArpackNoConvergence:
         if dense is None:
             raise
-        return float(np.linalg.eigvalsh(dense())[-1]) * (1 + 1e-12)
+        return _top_dense(dense)
     theta = float(vals[0])
     if residual:
         u = vecs[:, 0] / np.linalg.norm(vecs[:, 0])

@@ -250,6 +250,10 @@ class HomotopicSubgradient(MarginPlan):
         # all-zero data (L = 0): any step is admissible, 1/λ0 is the bound of Lemma 2.2
         self.first_step = ((min(1.0 / lam0, 1.0 / self.L) if self.L > 0 else 1.0 / lam0)
                            if self.eta0 is None else float(self.eta0))
+        if self.T0 is None and not (math.isfinite(self.first_step * lam0) and self.first_step * lam0 > 0):
+            # R² overflowed (data of a scale near 1e300): λ0 and the first step are inf and 0, their product NaN
+            raise ProblemError(f"{self.name}: X: the scale of the data (R = max ||x_i|| = {self.R:g}) is beyond double "
+                               "precision (eta0 * lambda0 is not a positive number); rescale X")
         self.first_length = (math.ceil(1.0 / (self.first_step * lam0)) if self.T0 is None else int(self.T0))
 
     # schedules [RECON] -----------------------------------------------------------------------------------
