@@ -404,3 +404,17 @@ def count_kinds(tmp_path) -> dict:
 
 def test_the_suite_enumerates_well_over_250_kinds(tmp_path):
     assert sum(count_kinds(tmp_path).values()) > 1000
+
+
+@pytest.mark.parametrize("method", ["batch-perceptron", "dual-accelerated", "dual-accelerated-stochastic"])
+@pytest.mark.parametrize("gamma, scale", [(None, 1.0), (10.0, 1.0), (1.0, 100.0)])
+def test_rbf_kernel_with_one_point_under_both_labels_ends_honestly(method, gamma, scale):
+    """Issue 25: the same point with opposite labels (n = 40, d = 30, max_iter = 30) raised an OverflowError in a
+    probe; every kernel method ends with an honest status (the set is not separable: never optimal)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 30)) * scale
+    y = np.where(rng.standard_normal(40) > 0, 1.0, -1.0)
+    X[1], y[0], y[1] = X[0], 1.0, -1.0
+    res = mk.MaxMargin(X, y, kernel="rbf", gamma=gamma).solve(method, max_iter=30)
+    assert res.status in ("solver_error", "infeasible", "infeasible_inaccurate", "user_limit")
+    honest(res, method)
