@@ -84,3 +84,16 @@ def test_data_near_1e300_is_named_not_a_raw_linalg_error(small_separable, make, 
     P = make(X * 1e300, y)
     with pytest.raises(mk.ProblemError, match="X: the scale of the data.*beyond double precision"):
         P.constants() if method == "constants" else P.solve(method, max_iter=5)
+
+
+def test_a_gd_step_whose_first_update_overflows_is_refused_at_compile(problem):
+    with pytest.raises(mk.ProblemError, match=r"gd: eta must be .*; got 1e\+300"):
+        problem.compile("gd", eta=1e300)
+    # the largest accepted step compiles and ends in an honest status (here the second step overflows: solver_error)
+    assert problem.solve("gd", eta=1e150, max_iter=2).status in ("user_limit", "optimal", "solver_error")
+
+
+def test_a_diagonal_schedule_that_goes_negative_is_refused_at_compile(problem):
+    for method in ("diagonal", "diagonal-inertial"):
+        with pytest.raises(mk.ProblemError, match="schedule must give finite lambda_t > 0"):
+            problem.compile(method, schedule=lambda t: 1.0 if t < 3 else -1.0)

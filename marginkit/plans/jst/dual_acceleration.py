@@ -218,7 +218,9 @@ class GradientDescent(MarginPlan):
     class Config:
         loss: str = "exp"
         eta: float = 1.0               # the step η (JST use 1)
-        constraints: ClassVar[dict] = {"loss": [LOSSES], "eta": [Interval(float, 0, None, closed="neither")]}
+        # the rows are scaled into the unit ball, so the first step has norm at most η and squared norm η²: beyond
+        # 1e150 that square overflows and the run could only end at a margin of 0 (a bad input, not a run)
+        constraints: ClassVar[dict] = {"loss": [LOSSES], "eta": [Interval(float, 0, 1e150, closed="right")]}
 
     def init(self, rng, warm_start, budget):
         w = self.start_w(warm_start)
