@@ -97,3 +97,17 @@ def test_a_diagonal_schedule_that_goes_negative_is_refused_at_compile(problem):
     for method in ("diagonal", "diagonal-inertial"):
         with pytest.raises(mk.ProblemError, match="schedule must give finite lambda_t > 0"):
             problem.compile(method, schedule=lambda t: 1.0 if t < 3 else -1.0)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+@pytest.mark.parametrize("method", ["dykstra", "dykstra-accelerated", "mirror-descent"])
+def test_rows_whose_squares_leave_double_precision_are_named_not_certified_infeasible(small_separable, scale, method):
+    """At 1e-300 the squared row norms underflow to 0 and the rows looked like zero rows, which no θ can meet: the
+    Raj–Bach plans said 'infeasible' on separable data. They now refuse the data, naming X and the fix."""
+    X, y = small_separable
+    problem = mk.MinNormFeasibility(X * scale, y)
+    with pytest.raises(mk.ProblemError, match=r"X: row \d+ has norm .* rescale X"):
+        problem.solve(method, max_iter=20)
+    if method != "mirror-descent":   # and through MaxMargin's reduction
+        with pytest.raises(mk.ProblemError, match=r"X: row \d+ has norm"):
+            mk.MaxMargin(X * scale, y).solve(method, max_iter=20)

@@ -126,7 +126,17 @@ class RowConstraints:
         self.margin = form.constraint == "margin"
         self.s = np.array(form.y if self.margin else np.ones(self.n), dtype=float)
         self.c = np.array(np.ones(self.n) if self.margin else form.y, dtype=float)
-        self.L = _row_lq_norms(self.X, q) ** 2 / (form.p - 1.0)
+        norms = _row_lq_norms(self.X, q)
+        with np.errstate(over="ignore", under="ignore"):
+            self.L = norms ** 2 / (form.p - 1.0)
+        # a nonzero row whose squared norm under- or overflows is not a zero row (which no θ can meet): the steps
+        # 1/L_i of RB Lemma 1 do not exist in double precision there, so the data must be rescaled, not certified
+        lost = ((self.L == 0.0) & (norms > 0.0)) | (~np.isfinite(self.L) & np.isfinite(norms))
+        if lost.any():
+            i = int(np.flatnonzero(lost)[0])
+            raise ProblemError(f"X: row {i} has norm {norms[i]:.3g}, whose square is beyond double precision (the "
+                               "coordinate steps 1/||a_i||² of Raj & Bach's Lemma 1 do not exist); rescale X, "
+                               "which scales the solution by the inverse factor")
         self.lam_shape = (self.n,)
         zero = self.L == 0.0
         unmeetable = zero & ((self.c != 0.0) if not self.margin else True)
