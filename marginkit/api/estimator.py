@@ -27,6 +27,7 @@ from ..core.params import Boolean, InstanceOf, Interval, Options, check_values
 from ..core.validation import ProblemError
 from ..engine.graph import methods
 from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
+from .estimator_dask import block_scores, dask_labels, dask_matrix, is_dask_input, labels_of
 from .path import default_method
 
 PROBLEMS = ("max-margin", "soft-margin", "perturbed-dual")
@@ -159,7 +160,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         """Solve the declared problem on ``(X, y)`` (one-vs-rest for three classes or more) with ``method``.
         ``sample_weight`` scales each sample's ``C`` (see the class's Notes). A dask array or ``dask.dataframe``
         ``X`` is fitted where it lives (see :meth:`_fit_dask`)."""
-        if _is_dask_input(X):
+        if is_dask_input(X):
             return self._fit_dask(X, y, sample_weight)
         previous = self._previous()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
@@ -197,8 +198,8 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         """Fit on dask data where it lives; ``method=None`` picks a method ``marginkit.methods(problem)`` lists for it
         (``cvxpy``, a host copy, only if nothing else is). Binary only; no weights, kernel, warm start."""
         import dask.array as da
-        X, names = _dask_matrix(X)
-        y = _dask_labels(y, X)
+        X, names = dask_matrix(X)
+        y = dask_labels(y, X)
         self._check_params()
         if sample_weight is not None or self.class_weight is not None or self.kernel not in (None, "linear"):
             raise ProblemError("sample_weight, class_weight and kernel are not supported on dask data yet")
@@ -381,7 +382,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         """Signed score ``f(x) = wᵀx + b`` (kernel: ``Σ_i dual_i k(x_i, x) + b``); binary: shape ``(n,)``, positive
         means ``classes_[1]``; one-vs-rest: shape ``(n, n_classes)``, one column per class."""
         check_is_fitted(self)
-        if _is_dask_input(X):
+        if is_dask_input(X):
             return self._decision_dask(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         if hasattr(self, "coef_"):
@@ -396,7 +397,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         """The label of ``classes_``: the side of the hyperplane (binary), the largest score (one-vs-rest)."""
         scores = self.decision_function(X)
         if is_dask(scores):
-            return scores.map_blocks(_labels_of, self.classes_, dtype=self.classes_.dtype,
+            return scores.map_blocks(labels_of, self.classes_, dtype=self.classes_.dtype,
                                      drop_axis=None if scores.ndim == 1 else 1)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
@@ -404,7 +405,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
 
     def _decision_dask(self, X):
         """Scores of a dask ``X`` as a dask array, block by block (``map_blocks``), never computed here."""
-        X, _ = _dask_matrix(X)
+        X, _ = dask_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but MarginClassifier is expecting {self.n_features_in_} "
                              f"features as input")
@@ -412,46 +413,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             raise ProblemError("a kernel model predicts on NumPy data only; compute X first (X.compute())")
         k = self.coef_.shape[0]
         shape = dict(drop_axis=1) if k == 1 else dict(chunks=(X.chunks[0], (k,)))
-        return X.map_blocks(_block_scores, self.coef_, self.intercept_, dtype=np.float64, **shape)
-
-
-def _is_dask_input(X) -> bool:
-    """A dask array, or a dask dataframe (it has ``to_dask_array``)."""
-    return is_dask(X) or (type(X).__module__.split(".")[0] in ("dask", "dask_expr") and hasattr(X, "to_dask_array"))
-
-
-def _dask_matrix(X):
-    """``(X as a row-chunked float dask array, str feature names or None)``; a dataframe via ``to_dask_array``."""
-    names = None
-    if not is_dask(X):
-        cols = list(X.columns)
-        names = np.asarray(cols, dtype=object) if cols and all(isinstance(c, str) for c in cols) else None
-        X = X.to_dask_array(lengths=True)
-    if X.ndim != 2:
-        raise ProblemError(f"X must be 2-D (rows × features); got a dask array of shape {X.shape}")
-    return (X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})).astype(np.float64), names
-
-
-def _dask_labels(y, X):
-    """``y`` as a dask vector chunked like ``X``'s rows (a NumPy vector or a dask series is placed there)."""
-    import dask.array as da
-    y = y.to_dask_array(lengths=True) if not is_dask(y) and hasattr(y, "to_dask_array") else y
-    y = y if is_dask(y) else np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ProblemError(f"y must be a vector of {X.shape[0]} labels; got shape {y.shape}")
-    if not is_dask(y):
-        return da.from_array(y, chunks=(X.chunks[0],))
-    y = y.compute_chunk_sizes() if any(np.isnan(c) for c in y.chunks[0]) else y
-    return y if y.chunks[0] == X.chunks[0] else y.rechunk((X.chunks[0],))
-
-
-def _block_scores(block, coef, intercept):
-    scores = np.asarray(safe_sparse_dot(block, coef.T)) + intercept
-    return scores.ravel() if scores.shape[1] == 1 else scores
-
-
-def _labels_of(scores, classes):
-    return classes[(scores > 0).astype(int)] if scores.ndim == 1 else classes[np.argmax(scores, axis=1)]
+        return X.map_blocks(block_scores, self.coef_, self.intercept_, dtype=np.float64, **shape)
 
 
 def _seed(rs):

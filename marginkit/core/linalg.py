@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .validation import ProblemError
+from .errors import ProblemError
 
 
 ROW_BLOCK = 8192  # rows per block of the sparse row norms (bounds their temporaries)

@@ -13,9 +13,7 @@ import weakref
 import numpy as np
 import scipy.sparse as sp
 
-
-class ProblemError(ValueError):
-    """Invalid problem data or options. The message names the offending argument."""
+from .errors import ProblemError
 
 
 # arrays this module produced (read-only copies): a problem built from another problem's data (a
