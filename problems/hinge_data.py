@@ -84,6 +84,7 @@ def mnist_4_vs_9(quick=False):
 def stretched_toy(factor: float = 20.0):
     """The toy set of ``toy-2d`` with its second coordinate multiplied by ``factor`` (Molitor et al. Fig. 4:
     "the y-values of the data multiplied by 20" means the vertical axis, not the labels)."""
+    check_values("stretched_toy", {"factor": factor}, {"factor": [Interval(float, 0, None, closed="neither")]})
     X, y = ds.toy_four_support_vectors()
     return X * np.array([1.0, factor]), y
 

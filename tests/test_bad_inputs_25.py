@@ -46,6 +46,9 @@ def _generators():
         "clouds n=0": (lambda: hinge_data.gaussian_clouds(n=0), "n"),
         "rb d=0 (would never end)": (lambda: raj_bach_data.generate(n=10, d=0, n_test=5), "d"),
         "rb setting": (lambda: raj_bach_data.generate(setting="l3"), "setting"),
+        "ellipses omega<0": (lambda: ds.ellipses_2d(1.0, omega=-1.0), "omega"),
+        "ellipses eps=0": (lambda: ds.ellipses_2d(1.0, eps=0.0), "eps"),
+        "stretched factor<0": (lambda: hinge_data.stretched_toy(-20.0), "factor"),
     }
 
 

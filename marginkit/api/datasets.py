@@ -216,6 +216,9 @@ def ellipses_2d(distance: float, omega: float = 0.1, eps: float = 1e-3,
                 seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Figure 3 of Hough & Vavasis: two ellipses ``A_k = ω Q_k Q_kᵀ + ε I`` (``Q_k`` standard normal 2×2, drawn
     once per seed) centred at ``(∓distance, 0)``. Returns ``(centers_c, shapes_c, centers_d, shapes_d)``, dense."""
+    check_values("ellipses_2d", {"distance": distance, "omega": omega, "eps": eps},
+                 {"distance": [Interval(float)], "omega": [Interval(float, 0, None)],
+                  "eps": [Interval(float, 0, None, closed="neither")]})   # shapes ω Q Qᵀ + ε I: positive definite
     Q = np.random.default_rng(seed).standard_normal((2, 2, 2))
     A = omega * np.einsum("kij,klj->kil", Q, Q) + eps * np.eye(2)
     return np.array([[-distance, 0.0]]), A[:1], np.array([[distance, 0.0]]), A[1:]
