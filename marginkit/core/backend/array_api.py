@@ -86,7 +86,7 @@ class ArrayAPIBackend(Backend):
     def copy(self, a):
         return self.xp.asarray(a, copy=True)
 
-    def search(self, on_host, in_namespace, *vectors):
+    def search(self, numpy_code, in_namespace, *vectors):
         return in_namespace(*vectors)
 
     def maximum(self, a, b):

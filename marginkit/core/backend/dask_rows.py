@@ -71,10 +71,10 @@ class DaskBackend(Backend):
     def copy(self, a):
         return a
 
-    def search(self, on_host, in_namespace, *vectors):
+    def search(self, numpy_code, in_namespace, *vectors):
         # a fixed-length bracket search builds a graph of a few hundred reductions, which dask's scheduler runs two
         # orders of magnitude slower than one gather of the n floats (X stays chunked)
-        return on_host(*(self.host(v) for v in vectors))
+        return numpy_code(*(self.host(v) for v in vectors))
 
     def masked_sum(self, v, mask):
         return self.float(self.xp.sum(self.xp.where(mask, v, 0.0)))

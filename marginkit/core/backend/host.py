@@ -87,11 +87,11 @@ class Backend:
         """A copy of an array of this backend that the caller may keep (a dask array, immutable, is itself)."""
         return a.copy()
 
-    def search(self, on_host, in_namespace, *vectors):
+    def search(self, numpy_code, in_namespace, *vectors):
         """A data-dependent search over n-side ``vectors`` (a sort, a root finder that reads the data as it goes):
-        ``on_host(*vectors)``, NumPy code, where the vectors are NumPy arrays or one gather of each is cheaper than a
+        ``numpy_code(*vectors)``, NumPy code, where the vectors are NumPy arrays or one gather of each is cheaper than a
         graph of reductions (dask); ``in_namespace(*vectors)``, code in ``xp`` that stays on the device (array API)."""
-        return on_host(*vectors)
+        return numpy_code(*vectors)
 
     # what one step needs beyond vector algebra (issue 22): NumPy keeps its in-place writes and host scalars; an
     # array-API device keeps indices and scalars on the device; dask computes its few scalars -------------------------
