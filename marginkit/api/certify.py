@@ -26,7 +26,7 @@ import time as _time
 import numpy as np
 
 from ..core.result import Result
-from ..core.validation import ProblemError, check_positive, check_vector
+from ..core.validation import ProblemError, check_positive, check_vector, dtype_kind
 from ..formulations import MaxMargin, MinNormFeasibility, SoftMarginSVM
 from ..formulations.base import Problem
 
@@ -111,7 +111,7 @@ def _parse_answer(problem, answer):
             what = "kernel dual coefficients" if answer.dual_coef is not None else f"no point (status {answer.status})"
             raise ProblemError(f"answer is a Result holding {what}: certify needs a linear w")
         classes = answer.classes_
-        if classes is not None and np.asarray(classes).dtype.kind in "iuf" and np.asarray(classes).tolist() == [-1, 1]:
+        if classes is not None and dtype_kind(np.asarray(classes)) in "iuf" and np.asarray(classes).tolist() == [-1, 1]:
             classes = None   # the ±1 convention itself (e.g. MarginClassifier.result_): w as is, like a plain w
         sign = _class_sign(problem, classes, "answer (a Result)")
         w = _weights(problem, answer.w, "answer's w")
@@ -135,7 +135,7 @@ def _offset(problem, b, name):
         a = np.asarray(b)
     except (TypeError, ValueError) as exc:
         raise ProblemError(f"{name} must be a real number; {exc}") from None
-    if a.dtype.kind not in "iuf" or a.size != 1:
+    if dtype_kind(a) not in "iuf" or a.size != 1:
         raise ProblemError(f"{name} must be a real number; got {b!r:.60}")
     val = float(a.reshape(-1)[0])
     if not np.isfinite(val):

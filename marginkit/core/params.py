@@ -31,7 +31,7 @@ class Interval:
     """A real (``float``) or integer (``int``) value in ``[left, right]`` (``None`` = unbounded); ``closed`` is
     ``"both"``, ``"left"``, ``"right"`` or ``"neither"``."""
 
-    kind: type
+    number: type             # int or float
     left: float | None = None
     right: float | None = None
     closed: str = "both"
@@ -39,7 +39,7 @@ class Interval:
     def accepts(self, v) -> bool:
         if isinstance(v, bool):
             return False
-        if self.kind is int:
+        if self.number is int:
             if not isinstance(v, (numbers.Integral, np.integer)):
                 return False
         elif not isinstance(v, numbers.Real) or not np.isfinite(float(v)):
@@ -49,7 +49,7 @@ class Interval:
         return bool(lo_ok and hi_ok)
 
     def __str__(self):
-        what = "an int" if self.kind is int else "a finite number"
+        what = "an int" if self.number is int else "a finite number"
         lb = "[" if self.closed in ("both", "left") else "("
         rb = "]" if self.closed in ("both", "right") else ")"
         lo = "-inf" if self.left is None else f"{self.left:g}"
@@ -98,7 +98,7 @@ class InstanceOf:
 
 
 class ListOf:
-    """A list or tuple whose items are all of ``kind``."""
+    """A list or tuple whose items are all of type ``item``."""
 
     def __init__(self, item: type, name: str | None = None):
         self.item, self.name = item, name

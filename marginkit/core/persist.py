@@ -15,7 +15,7 @@ import zipfile
 
 import numpy as np
 
-from .validation import ProblemError
+from .validation import ProblemError, dtype_kind
 
 FORMAT_VERSION = 1
 
@@ -29,7 +29,7 @@ def pack(value, arrays: dict):
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "biufcUS":   # numbers, booleans, strings: stored as arrays (no pickle needed)
+        if dtype_kind(value) in "biufcUS":   # numbers, booleans, strings: stored as arrays (no pickle needed)
             key = f"a{len(arrays)}"
             arrays[key] = value
             return {"__array__": key}

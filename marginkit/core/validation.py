@@ -16,6 +16,12 @@ import scipy.sparse as sp
 from .errors import ProblemError
 
 
+def dtype_kind(a) -> str:
+    """NumPy's one-letter kind of the element type of ``a`` (a NumPy, scipy.sparse or dask array): ``"b"`` bool,
+    ``"i"``/``"u"`` integers, ``"f"`` floats, ``"c"`` complex, ``"O"`` objects, ``"U"``/``"S"`` strings."""
+    return np.dtype(a.dtype).kind
+
+
 # arrays this module produced (read-only copies): a problem built from another problem's data (a
 # reduction) shares them instead of copying X again
 _OWNED: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
@@ -58,13 +64,13 @@ def _check_sparse_structure(X, name: str):
                 raise ValueError("row or column index out of range")
     except (ValueError, TypeError, IndexError, OverflowError) as exc:
         raise ProblemError(f"{name} is a corrupt sparse matrix: {exc}") from None
-    if X.dtype.kind not in "biuf":
+    if dtype_kind(X) not in "biuf":
         raise ProblemError(f"{name} must hold real numbers; got dtype {X.dtype}")
 
 
 def _check_dtype(A, name: str):
     try:
-        kind = A.dtype.kind if isinstance(A, np.ndarray) else np.asarray(A).dtype.kind
+        kind = dtype_kind(A if isinstance(A, np.ndarray) else np.asarray(A))
     except (TypeError, ValueError) as exc:   # ragged nested sequences
         raise ProblemError(f"{name} must be a numeric array; {exc}") from None
     if kind == "c":
@@ -163,15 +169,15 @@ def check_labels(y, n: int, name: str = "y"):
         ya = np.asarray(y)
     except (TypeError, ValueError) as exc:
         raise ProblemError(f"{name} must be a 1-D array of labels; {exc}") from None
-    if ya.dtype.kind == "c":
+    if dtype_kind(ya) == "c":
         raise ProblemError(f"{name} must hold real labels; got complex values")
     if ya.ndim != 1:
         raise ProblemError(f"{name} must be 1-D with shape (n,); got shape {ya.shape}")
     if ya.shape[0] != n:
         raise ProblemError(f"{name} has {ya.shape[0]} entries but X has {n} rows")
-    if ya.dtype.kind in "fc" and not np.all(np.isfinite(ya)):
+    if dtype_kind(ya) in "fc" and not np.all(np.isfinite(ya)):
         raise ProblemError(f"{name} contains NaN or inf")
-    if ya.dtype.kind == "O":
+    if dtype_kind(ya) == "O":
         kinds = {type(v) for v in ya.tolist()}
         if len(kinds) > 1 and not all(issubclass(k, numbers.Real) for k in kinds):
             raise ProblemError(f"{name} mixes label types {sorted(k.__name__ for k in kinds)}; use one type")
@@ -182,7 +188,7 @@ def check_labels(y, n: int, name: str = "y"):
     except TypeError as exc:
         raise ProblemError(f"{name} has labels that cannot be compared: {exc}") from None
     _check_two_classes(classes.size, name, f" ({classes[0]!r})")
-    if ya.dtype.kind in "iuf" and set(classes.tolist()) == {-1, 1}:
+    if dtype_kind(ya) in "iuf" and set(classes.tolist()) == {-1, 1}:
         ypm = ya.astype(np.float64)
         classes = np.array([-1, 1], dtype=ya.dtype)
     else:
@@ -301,7 +307,7 @@ def _check_dask_matrix(X, name: str):
         raise ProblemError(f"{name} is a dask array of {type(meta).__module__}.{type(meta).__name__} chunks; the plans "
                            f"compute on NumPy or scipy.sparse chunks: {name} = {name}.map_blocks(np.asarray) (dense) "
                            f"or {name}.map_blocks(scipy.sparse.csr_matrix)")
-    kind = np.dtype(X.dtype).kind
+    kind = dtype_kind(X)
     if kind == "c":
         raise ProblemError(f"{name} must be real; got complex values")
     if kind not in "biuf":
@@ -373,7 +379,7 @@ def _dask_labels(y, X, name: str):
     """Binary labels of a dask ``y`` where they live: the classes (at most a few values) come to the driver, the ±1
     vector is mapped and persisted on the workers, chunked like ``X``'s rows."""
     import dask.array as da
-    kind = np.dtype(y.dtype).kind
+    kind = dtype_kind(y)
     if kind == "c":
         raise ProblemError(f"{name} must hold real labels; got complex values")
     if kind not in "biuf":
