@@ -150,31 +150,34 @@ def _declared_constraints(s: _Subject):
                       "Config.constraints: Interval, Options, Boolean, IsCallable, InstanceOf or None)")
 
 
+def _must_refuse(call, what: str, error: type, mentions: str, should: str, accepted: str | None = None) -> None:
+    """``call()`` must raise ``error`` with ``mentions`` in its message: else the obligation is broken, saying that
+    ``what`` was accepted (or ``accepted``) or that its message does not ``should``."""
+    try:
+        call()
+    except error as exc:
+        if mentions not in str(exc):
+            raise _Broken(f"{what} raised a{'n' if error.__name__[0] in 'AEIOU' else ''} {error.__name__} that does "
+                          f"not {should}: {exc}") from None
+    else:
+        raise _Broken(accepted or f"{what} was accepted")
+
+
 @_obligation("bad-values-rejected", "a value outside a declaration is a ProblemError naming the option, at compile",
              "a user who passes a wrong value must learn which option is wrong before anything runs, not read a "
              "TypeError from inside the loop")
 def _bad_values_rejected(s: _Subject):
     constraints = getattr(type(s.compile().config), "constraints", {})
     for name in constraints:
-        try:
-            s.compile(**{name: object()})
-        except ProblemError as exc:
-            if name not in str(exc):
-                raise _Broken(f"compile({name}=object()) raised a ProblemError that does not name {name!r}: {exc}")
-        else:
-            raise _Broken(f"compile({name}=object()) was accepted")
+        _must_refuse(lambda name=name: s.compile(**{name: object()}), f"compile({name}=object())", ProblemError,
+                     name, f"name {name!r}")
 
 
 @_obligation("unknown-option", "an option the plan does not have is a ProblemError listing the valid ones",
              "a misspelled option that is silently ignored is a run with other parameters than the user believes")
 def _unknown_option(s: _Subject):
-    try:
-        s.compile(no_such_option=1)
-    except ProblemError as exc:
-        if "unknown option" not in str(exc):
-            raise _Broken(f"compile(no_such_option=1) raised a ProblemError that does not say 'unknown option': {exc}")
-    else:
-        raise _Broken("compile(no_such_option=1) was accepted")
+    _must_refuse(lambda: s.compile(no_such_option=1), "compile(no_such_option=1)", ProblemError, "unknown option",
+                 "say 'unknown option'")
 
 
 @_obligation("frozen-plan", "the compiled plan cannot be written to",
@@ -183,14 +186,10 @@ def _unknown_option(s: _Subject):
 def _frozen_plan(s: _Subject):
     plan = s.compile()
     for name, value in (("tol", 0.5), ("form", None)):
-        try:
-            setattr(plan, name, value)
-        except AttributeError as exc:
-            if "frozen" not in str(exc):
-                raise _Broken(f"setting plan.{name} raised an AttributeError that does not say 'frozen': {exc}")
-        else:
-            raise _Broken(f"setting plan.{name} after compile succeeded (derive the plan from IterationPlan and set "
-                          "attributes in setup() only)")
+        _must_refuse(lambda name=name, value=value: setattr(plan, name, value), f"setting plan.{name}",
+                     AttributeError, "frozen", "say 'frozen'",
+                     accepted=f"setting plan.{name} after compile succeeded (derive the plan from IterationPlan and "
+                              "set attributes in setup() only)")
 
 
 @_obligation("loop-never-writes", "run() and iterate() leave every attribute of the plan as it was",
