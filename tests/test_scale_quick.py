@@ -3,6 +3,7 @@ construction and do not depend on where they are computed; the script runs end t
 (loopback, a few iterations: the certified full run is by hand) and its GPU row skips cleanly without a GPU."""
 import importlib.util
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -39,12 +40,28 @@ def test_generator_separable_seeded_and_chunk_independent():
     assert 0.4 < (yn > 0).mean() < 0.6
 
 
+def _script_tracebacks(stderr):
+    """Tracebacks in ``stderr`` that pass through the benchmark script or marginkit (not distributed's own logs)."""
+    blocks = re.split(r"(?m)^.*Traceback \(most recent call last\):\s*$", stderr)[1:]
+    return [b for b in blocks if "scale.py" in b.split("\n\n")[0] or "marginkit" in b.split("\n\n")[0]]
+
+
+def test_script_tracebacks_are_told_from_distributed_logs():
+    ours = 'Traceback (most recent call last):\n  File "/x/benchmarks/scale.py", line 3, in main\nValueError: x\n'
+    theirs = ('2026 - distributed.worker - ERROR - heartbeat\nTraceback (most recent call last):\n'
+              '  File "/v/distributed/comm/tcp.py", line 226, in read\nStreamClosedError\n\n')
+    assert _script_tracebacks(ours) and not _script_tracebacks(theirs)
+
+
 def test_quick_run_on_local_cluster(tmp_path):
     out = tmp_path / "scale.json"
     proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--rows", "4000", "--chunk-rows", "1000",
                            "--workers", "1,2", "--max-iter", "2", "--json", str(out)],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    # The script exits 1 here by design (two iterations are not optimal). A traceback that distributed's logger prints
+    # while the machine is loaded (a worker's heartbeat timing out and reconnecting) is not the script's failure.
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    assert not _script_tracebacks(proc.stderr), proc.stderr[-2000:]
     import json
     rec = json.loads(out.read_text())
     rows = rec["rows"]
