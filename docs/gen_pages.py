@@ -193,7 +193,7 @@ API = {
     "Results": ["core.result.Result", "core.result.Trace"],
     "Methods and options": ["methods", "describe", "api.describe.MethodDescription", "api.describe.OptionDescription"],
     "Certifying, comparing, paths": ["certify", "path", "api.crossval.cross_validate", "api.report.Report"],
-    "scikit-learn": ["api.estimator.MarginClassifier"],
+    "scikit-learn": ["api.estimator.MarginClassifier", "api.onnx.to_onnx", "api.onnx.register_onnx_converter"],
     "Your own methods": ["register_method", "unregister_method", "engine.registry.MethodCard",
                          "api.testing.check_plan"],
     "Data": ["api.datasets"],

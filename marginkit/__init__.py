@@ -11,6 +11,7 @@ import sys as _sys
 
 from .api.certify import certify
 from .api.describe import describe
+from .api.onnx import to_onnx
 from .api.path import path
 from .core.result import Result, Trace
 from .core.validation import ProblemError
@@ -23,7 +24,7 @@ from .operators.sets import Ball, Box, HalfSpace, Hyperplane
 __all__ = ["certify", "ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMarginSVM", "PerturbedSVMDual",
            "EllipsoidSeparation", "methods", "Result", "Trace", "cross_validate", "Report", "MarginClassifier",
            "ProjectionOntoIntersection", "HalfSpace", "Hyperplane", "Ball", "Box", "describe", "PerformanceWarning",
-           "path", "register_method", "unregister_method", "MethodCard"]
+           "path", "register_method", "unregister_method", "MethodCard", "to_onnx"]
 __version__ = "0.1.0"
 
 
