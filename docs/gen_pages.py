@@ -147,10 +147,12 @@ def gallery() -> list[str]:
             continue
         source = script.read_text(encoding="utf-8")
         doc = re.sub(r"::\n", ":\n", inspect.cleandoc(_module_doc(source)))
-        title, _, body = doc.partition("\n")
+        caption, body = first_sentence(doc)
+        title, lead = short_title(caption)
+        body = f"{lead}\n\n{body}" if lead else body
         page = f"gallery/{stem}.md"
         shots = [p for p in figures if p.stem == stem or p.stem.startswith(stem + "_")]
-        lines = [f"# {title.strip()}", "", f"`experiments/{stem}.py` (run it with `python experiments/{stem}.py "
+        lines = [f"# {title}", "", f"`experiments/{stem}.py` (run it with `python experiments/{stem}.py "
                  "--quick` for the reduced size; the figures below are the committed runs, reduced or full size as the "
                  "figure's file records).", "", body.strip(), ""]
         for p in shots:
@@ -163,7 +165,7 @@ def gallery() -> list[str]:
             f.write("\n".join(lines))
         mkdocs_gen_files.set_edit_path(page, f"experiments/{stem}.py")
         thumb = f"![{stem}](../figures/{shots[0].name}){{ width=240 }}" if shots else ""
-        rows.append(f"| [{_cell(title.strip())}]({stem}.md) | {thumb} |")
+        rows.append(f"| [{_cell(caption)}]({stem}.md) | {thumb} |")
     index = ["# Gallery: the papers' figures", "",
              "One page per script of `experiments/` (this list is generated from the directory). The figures are "
              "committed runs (most at the `--quick` size, the Ji–Srebro–Telgarsky ones at full size); the full-size "
@@ -172,6 +174,36 @@ def gallery() -> list[str]:
     with mkdocs_gen_files.open("gallery/index.md", "w") as f:
         f.write("\n".join(index) + "\n")
     return [r for r in rows]
+
+
+# a period followed by a space that does not end a sentence: after these abbreviations ("Fig. 2", "Figs. 4–5",
+# "e.g. the", "Cotter et al. 2012", "App. F"), compared in lower case
+ABBREVIATIONS = {"e.g", "i.e", "al", "cf", "vs", "resp", "approx", "fig", "figs", "eq", "eqs", "sec", "secs", "app",
+                 "alg", "algs", "thm", "tab", "prop", "lem", "ref", "refs", "ch", "vol", "pp"}
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")   # "0.5" and "np.float32" have no space after their period
+
+
+def first_sentence(doc: str) -> tuple[str, str]:
+    """The first sentence of a docstring, whole and on one line (across its line breaks), and the text after it (the
+    first paragraph is the sentence when no period ends it earlier)."""
+    paragraph, _, after = doc.strip().partition("\n\n")
+    end = len(paragraph)
+    for m in SENTENCE_END.finditer(paragraph):
+        words = paragraph[:m.start()].split()
+        if not words or words[-1].lstrip("([{'\"").lower() not in ABBREVIATIONS:
+            end = m.end()
+            break
+    rest = paragraph[end:].strip()
+    return " ".join(paragraph[:end].split()), "\n\n".join(p for p in (rest, after.strip()) if p)
+
+
+def short_title(sentence: str) -> tuple[str, str]:
+    """``(title, lead)``: a sentence "Authors §n, Fig. k: what it shows." gives the title "Authors §n, Fig. k" and
+    the lead "What it shows."; any other sentence is the title itself, without its final period, and no lead."""
+    head, colon, tail = sentence.partition(": ")
+    if colon and tail and len(head) <= 80 and "`" not in head and head.count("(") == head.count(")"):
+        return head, tail[:1].upper() + tail[1:]
+    return sentence.rstrip("."), ""
 
 
 def _module_doc(source: str) -> str:
