@@ -11,6 +11,7 @@ sparse ``X``), a string ``problem`` (a class name, default ``MaxMargin``) and op
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import zipfile
 import pkgutil
@@ -31,13 +32,26 @@ class Instance:
     description: str
     problem: str  # class name of the problem it builds
     source: str = ""
+    requires: str = ""  # the optional package that ships its data ("" when the core dependencies do)
 
 
-def instance(name: str, problem: str, description: str, source: str = ""):
+def instance(name: str, problem: str, description: str, source: str = "", requires: str = ""):
     def deco(fn):
-        INSTANCES[name] = Instance(name=name, build=fn, description=description, problem=problem, source=source)
+        INSTANCES[name] = Instance(name=name, build=fn, description=description, problem=problem, source=source,
+                                   requires=requires)
         return fn
     return deco
+
+
+def installed(name: str) -> bool:
+    """Whether the data of the instance ``name`` are installed (its ``requires`` package, found without importing
+    it)."""
+    _discover()
+    return _has_data(INSTANCES[name])
+
+
+def _has_data(inst: Instance) -> bool:
+    return not inst.requires or importlib.util.find_spec(inst.requires) is not None
 
 
 def _discover():
@@ -45,9 +59,11 @@ def _discover():
         importlib.import_module(f"{__name__}.{mod.name}")
 
 
-def names() -> list[str]:
+def names(everything: bool = False) -> list[str]:
+    """The instances whose data are installed (``marginkit list`` builds each one), or all of them with
+    ``everything=True``; :func:`load` of one whose package is missing raises a ``ProblemError`` naming it."""
     _discover()
-    return sorted(INSTANCES)
+    return sorted(n for n, inst in INSTANCES.items() if everything or _has_data(inst))
 
 
 def get(name: str) -> Instance:
