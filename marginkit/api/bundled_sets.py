@@ -119,14 +119,10 @@ def _river_arrays(name: str) -> tuple[np.ndarray, np.ndarray]:
 def load_river(name: str) -> tuple[np.ndarray, np.ndarray]:
     """One of the classification sets inside river's wheel, ``(X float64, y)``, rows in the file's order.
 
-    ========================  ==============  ===================================================================
-    ``name``                  shape           labels
-    ========================  ==============  ===================================================================
-    ``"phishing"``            1,250 × 9       +1 a phishing page, −1 a legitimate one
-    ``"bananas"``             5,300 × 2       +1 the file's class ``1``, −1 its class ``-1``
-    ``"shuttle"``             49,097 × 9      +1 an anomaly (3,511 rows), −1 the normal class
-    ``"image-segments"``      2,310 × 18      codes 0–6 of brickface, cement, foliage, grass, path, sky, window
-    ========================  ==============  ===================================================================
+    * ``"phishing"``, 1,250 × 9: +1 a phishing page (548 rows), −1 a legitimate one;
+    * ``"bananas"``, 5,300 × 2: +1 the file's class ``1`` (2,376 rows), −1 its class ``-1``;
+    * ``"shuttle"``, 49,097 × 9: +1 an anomaly (3,511 rows), −1 the normal class;
+    * ``"image-segments"``, 2,310 × 18: codes 0–6 of brickface, cement, foliage, grass, path, sky, window (330 each).
 
     Source and licence. The files are those of river (``river/datasets/``), a library for online machine learning
     distributed under the BSD 3-Clause licence; river's loaders (``river.datasets.Phishing``, ``Bananas``,
