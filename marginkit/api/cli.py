@@ -14,22 +14,28 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
-    p = _Parser(prog="marginkit", description="Margin problems: certified references and first-order plans.")
+    p = _Parser(prog="marginkit", description="Margin problems: certified references and first-order plans.",
+                epilog="`marginkit COMMAND -h` shows a command's arguments.")
     from marginkit import __version__
     p.add_argument("--version", action="version", version=f"marginkit {__version__}")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    # `marginkit --help` gives one line per command at 80 columns: short help= texts (each description= says more)
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, title="commands", metavar="COMMAND")
     sub.required = True
-    ls = sub.add_parser("list", help="problems in the catalog and their methods; --method M: M's options")
+    ls = sub.add_parser("list", help="catalog problems and their methods; a method's options",
+                        description="Problems in the catalog and their methods; --method M: M's options.")
     ls.add_argument("--method", default=None, metavar="M",
                     help="describe method M: its options, defaults, accepted values and meanings")
     ls.add_argument("--problem", default=None, metavar="FORM",
                     help="with --method: the problem form (e.g. SoftMarginSVM) or catalog NAME, "
                          "when M exists on several")
-    s = sub.add_parser("solve", help="solve a catalog problem (or an .npz instance file) with one method")
+    s = sub.add_parser("solve", help="solve a problem (catalog NAME or .npz) with one method",
+                       description="Solve a catalog problem (or an .npz instance file) with one method.")
     s.add_argument("name")
     s.add_argument("--method", default="cvxpy")
     s.add_argument("--solver", default=None, help="CVXPY solver for --method cvxpy (CLARABEL, ECOS, SCS)")
-    c = sub.add_parser("compare", help="cross-validate methods against the certified reference")
+    c = sub.add_parser("compare", help="cross-validate methods against the certified optimum",
+                       description="Cross-validate methods against the certified reference: the table, and "
+                                   "convergence curves with --plot.")
     c.add_argument("name")
     c.add_argument("--methods", default=None, help="comma-separated list (default: every listed method)")
     c.add_argument("--plot", default=None, metavar="FILE", help="write convergence curves as PNG")
@@ -39,13 +45,15 @@ def _parser():
         q.add_argument("--seed", type=int, default=0)
         q.add_argument("--quick", action="store_true", help="reduced instance size (as used by the tests)")
     s.add_argument("--verbose", action="store_true")
-    k = sub.add_parser("certify", help="certify a weight vector (w, b) against the problem's exact optimum")
+    k = sub.add_parser("certify", help="certify weights (w, b) against the exact optimum",
+                       description="Certify a weight vector (w, b) against the problem's exact optimum.")
     k.add_argument("name")
     k.add_argument("--weights", required=True, metavar="FILE.npy", help="w saved with numpy.save, shape (d,) or (1, d)")
     k.add_argument("--offset", type=float, default=None, metavar="B", help="the offset b (problems with a bias)")
     k.add_argument("--tol", type=float, default=1e-6, help="relative accuracy for status optimal (default 1e-6)")
     k.add_argument("--quick", action="store_true", help="reduced instance size (as used by the tests)")
-    b = sub.add_parser("bench", help="performance suite: times and ratios against CVXPY and scikit-learn")
+    b = sub.add_parser("bench", help="performance suite: ratios to CVXPY and scikit-learn",
+                       description="The performance suite: times and ratios against CVXPY solvers and scikit-learn.")
     b.add_argument("--quick", action="store_true", help="tiny sizes (what the test suite runs)")
     b.add_argument("--output", default=None, help="where to write results.json (default benchmarks/results.json; "
                    "with --quick, a new temporary directory)")
