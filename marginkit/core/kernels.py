@@ -12,6 +12,28 @@ def _dense(A):
     return A.toarray() if sp.issparse(A) else np.asarray(A, dtype=np.float64)
 
 
+EXTREME = 2.0 ** 64   # data beyond this (or below its inverse) have squared distances near under/overflow
+
+
+def extreme_scale(*arrays) -> float:
+    """A power of two ``c`` bringing the largest entry of ``arrays`` to about 1 when that entry is beyond
+    :data:`EXTREME` or below its inverse (``||a − b||²`` would under- or overflow), else 1.0 (no rescaling: the
+    Gram matrices of ordinary data are computed exactly as before)."""
+    big = max((float(np.max(np.abs(a))) for a in arrays if np.size(a)), default=0.0)
+    if not np.isfinite(big) or big == 0.0 or 1.0 / EXTREME <= big <= EXTREME:
+        return 1.0
+    m, e = np.frexp(big)
+    return float(np.ldexp(1.0, int(e)))
+
+
+def rbf_of(gamma_scaled: float, sq: np.ndarray) -> np.ndarray:
+    """``exp(−γ'·sq)`` where ``γ' = γc²`` may have under- or overflowed: a zero distance gives exactly 1."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        e = gamma_scaled * sq
+    e[sq == 0.0] = 0.0
+    return np.exp(-e)
+
+
 def gram(kernel, gamma, A, B=None) -> np.ndarray:
     """Gram matrix ``K[i, j] = k(a_i, b_j)``; ``B=None`` means ``B = A``."""
     if B is None:
@@ -20,11 +42,19 @@ def gram(kernel, gamma, A, B=None) -> np.ndarray:
         K = A @ B.T
         return _dense(K)
     if kernel == "rbf":
+        same = B is A
         Ad, Bd = _dense(A), _dense(B)
+        c = extreme_scale(Ad, Bd)
+        if c != 1.0:   # squares beyond double precision: distances of the data over c, γ·c² applied after
+            Ad, Bd = Ad / c, Bd / c
         sq = (np.einsum("ij,ij->i", Ad, Ad)[:, None] + np.einsum("ij,ij->i", Bd, Bd)[None, :]
               - 2.0 * Ad @ Bd.T)
         np.maximum(sq, 0.0, out=sq)
-        return np.exp(-gamma * sq)
+        if c == 1.0:
+            return np.exp(-gamma * sq)
+        if same:
+            np.fill_diagonal(sq, 0.0)   # k(x, x) = 1 exactly, whatever the rounding of the expanded square
+        return rbf_of(gamma * c * c, sq)
     try:
         K = np.asarray(kernel(A, B), dtype=np.float64)
     except Exception as exc:   # the user's callable failed: say so, naming it
@@ -55,7 +85,11 @@ class GramRows:
         self.kernel, self.gamma, self.X, self.K = kernel, gamma, X, K
         self.n = X.shape[0]
         self._sq = None
+        self._c = 1.0
         if K is None and kernel == "rbf":   # ||x_i||² once, so that a row costs one product with X
+            self._c = extreme_scale(X.data if sp.issparse(X) else X)
+            if self._c != 1.0:
+                self.X = X = X / self._c     # a scaled copy, for data whose squared distances leave double range
             self._sq = row_norms(X, squared=True)
 
     def row(self, i: int) -> np.ndarray:
@@ -67,7 +101,11 @@ class GramRows:
             dots = (np.asarray((self.X @ xi.T).toarray()).ravel() if sp.issparse(self.X)
                     else self.X @ np.asarray(xi, dtype=np.float64))
             sq = self._sq[i] + self._sq - 2.0 * dots
-            return np.exp(-self.gamma * np.maximum(sq, 0.0))
+            if self._c == 1.0:
+                return np.exp(-self.gamma * np.maximum(sq, 0.0))
+            sq = np.maximum(sq, 0.0)
+            sq[i] = 0.0
+            return rbf_of(self.gamma * self._c * self._c, sq)
         return gram(self.kernel, self.gamma, self.X[i:i + 1], self.X)[0]
 
     def diagonal(self) -> np.ndarray:

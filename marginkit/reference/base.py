@@ -138,11 +138,12 @@ def certified(cert: dict | None, tol: float = CERTIFY_TOL) -> bool:
     return bool(ok)
 
 
-_RANK = {"optimal": 0, "infeasible": 0, "optimal_inaccurate": 1, "user_limit": 2, "unbounded": 3, "solver_error": 4}
+_RANK = {"optimal": 0, "infeasible": 0, "optimal_inaccurate": 1, "infeasible_inaccurate": 1, "user_limit": 2,
+         "unbounded": 3, "solver_error": 4}
 
 
 def _rank(sol: Solution) -> tuple:
-    has_point = sol.w is not None or sol.dual_coef is not None or sol.status == "infeasible"
+    has_point = sol.w is not None or sol.dual_coef is not None or sol.status in ("infeasible", "infeasible_inaccurate")
     rel = relative_gap(sol.certificate) if sol.certificate else np.inf
     return (_RANK.get(sol.status, 4) if has_point or sol.status == "solver_error" else 3, rel)
 
@@ -195,6 +196,12 @@ class CvxpyReference:
 
     def extract(self, status: str, handles, scale: dict) -> Solution:
         raise NotImplementedError
+
+    def direct_solutions(self) -> list:
+        """``(label, solve)`` pairs tried after the conic solvers when none of them certified the answer: a subclass's
+        own exact method for a problem the conic solvers cannot scale (``solve() -> Solution | None``, certified
+        afterwards by the same rule). None by default."""
+        return []
 
     def _model_for(self, scale):
         """The model at ``scale`` (the user's own model, what ``compile`` returns, when it is the identity)."""
@@ -280,6 +287,28 @@ class CvxpyReference:
             record["scale"] = dict(scale)
         return sol, stats, record, float(getattr(prob, "compilation_time", None) or 0.0) if stats else 0.0
 
+    def _direct(self, label: str, solve):
+        """One of :meth:`direct_solutions`, certified like a solver's answer; ``(Solution | None, attempt record)``."""
+        t0 = _time.perf_counter()
+        try:
+            with np.errstate(all="ignore"):
+                sol = solve()
+        except Exception as exc:  # noqa: BLE001  (a failed direct method is one failed attempt)
+            sol, message = None, f"{type(exc).__name__}: {exc}"
+        else:
+            message = None if sol is not None else "no point"
+        if sol is not None:
+            ok = certified(sol.certificate)
+            sol.certificate["relative_gap"] = relative_gap(sol.certificate)
+            sol.status = "optimal" if ok else "optimal_inaccurate"
+            sol.info["solver"] = label
+            if not ok:
+                sol.info.setdefault("message", f"{label}: the certificate does not reach {CERTIFY_TOL:g}")
+        record = {"solver": label, "cvxpy_status": "n/a", "status": sol.status if sol is not None else "solver_error",
+                  "relative_gap": relative_gap(sol.certificate) if sol is not None else np.nan,
+                  "message": message if sol is None else sol.info.get("message"), "time": _time.perf_counter() - t0}
+        return sol, record
+
     def result(self):
         t0 = _time.perf_counter()
         deadline = None if self.time_limit is None else t0 + self.time_limit
@@ -323,6 +352,14 @@ class CvxpyReference:
                     break
             if done:
                 break
+        for label, solve in ([] if self.solver is not None else self.direct_solutions()):   # a named solver alone
+            if best is not None and best.status in ("optimal", "infeasible") or \
+                    deadline is not None and _time.perf_counter() >= deadline:
+                break
+            sol, record = self._direct(label, solve)
+            attempts.append(record)
+            if sol is not None and (best is None or _rank(sol) < _rank(best)):
+                best, best_stats = sol, None
         elapsed = _time.perf_counter() - t0
         if best is None:
             best = no_point("solver_error", "not solved: " + "; ".join(r for r in reasons if r))

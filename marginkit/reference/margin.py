@@ -78,6 +78,10 @@ class MaxMarginReference(CvxpyReference):
         return self._hull
 
     def _infeasible(self, claim="the solver reported the problem infeasible"):
+        """A solver's claim of infeasibility, judged by marginkit's own hull certificate: ``infeasible`` with an exact
+        hull point (cancellation at the level of rounding), ``infeasible_inaccurate`` when the hull distance is only
+        below ``HULL_TOL`` (relative to ``Σ q_i ||x_i||``: no separator has an angular margin above it), and a failure
+        of that solver (the next one is tried) when the hull certificate shows separable data."""
         hull = self.hull()
         if not hull["certified"]:
             why = hull.get("message") or (f"the hull distance {hull['hull_distance']:.3g} "
@@ -85,9 +89,40 @@ class MaxMarginReference(CvxpyReference):
             return no_point("solver_error", f"{claim}, but {why}")
         cert = {"primal": np.inf, "dual": np.inf, "duality_gap": np.nan, "max_violation": np.nan,
                 "hull_distance": hull["hull_distance"], "hull_distance_relative": hull["hull_distance_relative"],
-                "dual_point": hull["dual_point"]}
-        return Solution(w=np.zeros(self.problem.d) if self.problem.kernel is None else None,
-                        status="infeasible", certificate=cert, dual_coef=np.zeros(self.problem.n))
+                "dual_point": hull["dual_point"], "margin_upper_bound": hull["hull_distance"]}
+        status = "infeasible" if hull["proof"] else "infeasible_inaccurate"
+        sol = Solution(w=np.zeros(self.problem.d) if self.problem.kernel is None else None,
+                       status=status, certificate=cert, dual_coef=np.zeros(self.problem.n))
+        if status == "infeasible_inaccurate":
+            sol.info["message"] = (f"{claim}; no separator has a margin above {hull['hull_distance']:.3g} (the "
+                                   f"hull distance, {hull['hull_distance_relative']:.3g} relative to the hull point's "
+                                   f"rows), but no exact hull point proves the data inseparable")
+        return sol
+
+    def direct_solutions(self) -> list:
+        """The nearest hull point by Lawson–Hanson (:func:`marginkit.core.hull.min_norm_point`) for dense linear data
+        of moderate size: it reads every row at unit scale, where the conic solvers see rows of norms 1e-6 and 1e6
+        in one set, or a margin of 1e-9·R, as rounding."""
+        if self.problem.kernel is not None or not isinstance(self.problem.X, np.ndarray):
+            return []
+        return [("NNLS (nearest hull point)", self._nearest_point)]
+
+    def _nearest_point(self):
+        from ..core.hull import min_norm_point
+        p = self.problem
+        q = min_norm_point(p.X, p.y, p.bias)
+        if q is None:
+            return None
+        v = np.asarray(p.X.T @ (q * p.y)).ravel()
+        g2 = float(v @ v)
+        if not (g2 > 0 and np.isfinite(g2)):
+            return None
+        w, a = v / g2, q / g2                         # w* = v/||v||², a = q/||v||²: the dual of eq. (2.1)
+        f = np.asarray(p.X @ w).ravel()
+        b = -0.5 * (float(f[p.y > 0].min()) + float(f[p.y < 0].max())) if p.bias else 0.0
+        cert = margin_certificate(p, p.y * (f + b), 0.5 * float(w @ w), a,
+                                  lambda ab: np.asarray(p.X.T @ (ab * p.y)).ravel())
+        return Solution(w=w, b=b, status="optimal", certificate=cert, dual={"a": a})
 
     def extract(self, status, handles, scale):
         p, c = self.problem, scale["c"]

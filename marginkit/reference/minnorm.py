@@ -91,7 +91,8 @@ class MinNormReference(CvxpyReference):
             return no_point("solver_error", "the solver reported the constraints infeasible, but "
                             + cert.get("message", f"the Farkas residual {cert['farkas_relative_residual']:.3g} "
                                                   f"(relative) does not confirm it"))
-        return Solution(w=np.zeros(self.problem.d), status="infeasible", certificate=cert)
+        status = "infeasible" if cert.get("proof", True) else "infeasible_inaccurate"
+        return Solution(w=np.zeros(self.problem.d), status=status, certificate=cert)
 
     def farkas(self) -> dict:
         """Infeasibility certificate: ``λ`` with ``Aᵀλ ≈ 0`` and ``cᵀλ = 1`` (``λ >= 0`` for margins), computed on
@@ -103,7 +104,8 @@ class MinNormReference(CvxpyReference):
             hull = hull_certificate(p)
             return {**base, "farkas_lambda": hull["dual_point"], "farkas_residual": hull["hull_distance"],
                     "farkas_relative_residual": hull.get("hull_distance_relative", np.nan),
-                    "certified": hull["certified"], **({"message": hull["message"]} if "message" in hull else {})}
+                    "certified": hull["certified"], "proof": hull["proof"],
+                    **({"message": hull["message"]} if "message" in hull else {})}
         c, t = data_scale(p.X), pow2(np.max(np.abs(p.y)))
         Xs, ys = p.X / c, p.y / t
         lam = cp.Variable(p.n)

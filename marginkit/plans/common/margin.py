@@ -13,10 +13,10 @@ and reports ``optimal`` only when the certified relative gap ``(dual_bound − m
 (scale-free: both bounds scale with the data); ``certificate["relative_gap"]`` is that number. The status
 never claims more than the certificate proves. When ``dual_bound <= tol · R`` while the iterate does not
 separate, no separator has a margin above ``tol · R`` (Gordan's alternative to tolerance ``tol``): the plan
-then tries to *prove* non-separability by an exact hull point (:func:`hull_certificate`: a non-negative
-least-squares solve over the simplex, dense data of moderate size only) and reports ``infeasible`` only when
-``||Σ q_i y_i x_i|| <= HULL_TOL · R · sqrt(n)`` (a convex-hull certificate at the level of rounding), else
-``infeasible_inaccurate`` (separability not excluded).
+then tries to *prove* non-separability by an exact hull point (:func:`marginkit.core.hull.exact_proof`: a
+non-negative least-squares solve over the simplex, dense data of moderate size only) and reports ``infeasible`` only
+when ``||Σ q_i y_i x_i|| <= 1e-12 · sqrt(n) · Σ q_i ||x_i||`` (a convex-hull certificate at the level of rounding,
+whatever the rows' scales), else ``infeasible_inaccurate`` (separability not excluded).
 """
 from __future__ import annotations
 
@@ -25,14 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.backend import NUMPY
+from ...core.hull import exact_proof
 from ...core.linalg import SignedData
 from ...core.validation import read_only
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from ...core.solution import Solution
 
-HULL_TOL = 1e-12          # hull point ||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n) (Σq = 1) proves non-separability
-HULL_MAX_ENTRIES = 2_000_000   # n·d above which no exact hull point is attempted (dense data only)
 
 
 def data_cached(form, key: str, compute):
@@ -44,49 +43,6 @@ def data_cached(form, key: str, compute):
     if key not in cache:
         cache[key] = read_only(compute())   # shared by every run on the problem
     return cache[key]
-
-
-def hull_certificate(X, y, bias: bool):
-    """An exact-arithmetic-level hull point: ``q >= 0`` with ``Σ q = 1`` (with a bias: ``½`` per class)
-    minimising ``||Σ q_i y_i x_i||``, by one non-negative least-squares solve (Lawson–Hanson, finite active
-    set) with the mass constraints as heavily weighted rows. Returns ``(q, ||Σ q_i y_i x_i||)`` after exact
-    renormalisation of the masses, or ``None`` when the data are not a dense in-memory array of moderate
-    size. ``||Σ q_i y_i x_i||`` is a certified upper bound on the max margin for any such ``q``."""
-    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.size > HULL_MAX_ENTRIES or X.shape[0] > 5000:
-        return None
-    try:
-        from scipy.optimize import nnls
-    except ImportError:  # pragma: no cover
-        return None
-    y = np.asarray(y, dtype=float)
-    n, d = X.shape
-    R = float(np.sqrt((X * X).sum(axis=1)).max())
-    if not np.isfinite(R) or R == 0.0:
-        return None
-    A = (X * y[:, None]).T / R
-    rho = 1e3 * max(1.0, float(np.sqrt(n)))
-    if bias:
-        pos = y > 0
-        rows = np.vstack([pos, ~pos]).astype(float) * rho
-        rhs = np.concatenate([np.zeros(d), [0.5 * rho, 0.5 * rho]])
-    else:
-        rows = np.full((1, n), rho)
-        rhs = np.concatenate([np.zeros(d), [rho]])
-    try:
-        q, _ = nnls(np.vstack([A, rows]), rhs, maxiter=max(50 * n, 1000))
-    except Exception:  # no convergence of the active set: no proof
-        return None
-    if bias:
-        mp, mn = float(q[pos].sum()), float(q[~pos].sum())
-        if mp <= 0 or mn <= 0:
-            return None
-        q = np.where(pos, 0.5 * q / mp, 0.5 * q / mn)
-    else:
-        m = float(q.sum())
-        if m <= 0:
-            return None
-        q = q / m
-    return q, float(np.linalg.norm(X.T @ (q * y)))
 
 
 @dataclass
@@ -149,16 +105,14 @@ class MarginPlan(IterationPlan):
         return None
 
     def hull_proof(self):
-        """``(q, ||Σ q_i y_i x_i||)`` when an exact hull point proves the data not separable (at rounding
-        level: ``<= HULL_TOL·R·sqrt(n)``), else ``None``."""
+        """``(q, ||Σ q_i y_i x_i||)`` when an exact hull point proves the data not separable (at rounding level:
+        ``<= 1e-12·√n·Σ q_i ||x_i||``, :mod:`marginkit.core.hull`), else ``None``."""
         form = self.form
         if getattr(form, "kernel", None) not in (None, "linear"):   # data of another library: no proof either
             return None
         bias = bool(getattr(form, "bias", False))
-        cert = data_cached(form, "hull_proof", lambda: hull_certificate(form.X, form.y, bias))
-        if cert is None or not cert[1] <= HULL_TOL * self.R * np.sqrt(max(self.n, 1)):
-            return None
-        return cert
+        cert = data_cached(form, "hull_proof", lambda: exact_proof(form.X, form.y, bias))
+        return None if cert is None else cert[:2]
 
     @staticmethod
     def relative_gap(m: float, ub: float) -> float:

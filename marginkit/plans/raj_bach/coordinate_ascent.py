@@ -72,7 +72,8 @@ from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan, memoized, on_geometric_schedule
-from ..common.margin import HULL_MAX_ENTRIES, HULL_TOL, data_cached, hull_certificate
+from ...core.hull import MAX_ENTRIES as HULL_MAX_ENTRIES, PROOF_TOL as HULL_TOL, exact_proof
+from ..common.margin import data_cached
 from ..common.numba_rows import COMPILED, CompiledEpochs, compiled_info, resolve_compiled
 from .constraints import RowConstraints, SetConstraints, compiled_kernels
 from .cost import epoch_cost_ratio
@@ -258,7 +259,8 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
 
     def infeasibility_proof(self, state):
         """A rounding-level proof that no θ meets the constraints, or ``None``: for margins an exact hull point
-        ``q`` (``Σq = 1``, ``||Σ q_i y_i x_i|| <= HULL_TOL·R·sqrt(n)``, Gordan); for interpolation the least-squares
+        ``q`` (``Σq = 1``, ``||Σ q_i y_i x_i|| <= 1e-12·√n·Σ q_i ||x_i||``, Gordan: :mod:`marginkit.core.hull`); for
+        interpolation the least-squares
         residual ``r = y − X X⁺y`` (``Xᵀr = 0`` to rounding while ``yᵀr = ||r||² > 0``, Farkas); dense data of
         moderate size only, computed once per problem (it depends on the data only). For sets, the Farkas
         certificate of :meth:`~.constraints.SetConstraints.farkas_certificate` from the run's dual point."""
@@ -273,9 +275,8 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
             return None
         n = X.shape[0]
         if sys_.margin:
-            cert = hull_certificate(X, sys_.s, False)
-            R = float(np.sqrt((X * X).sum(axis=1)).max()) if n else 0.0
-            if cert is None or not cert[1] <= HULL_TOL * R * np.sqrt(max(n, 1)):
+            cert = exact_proof(X, sys_.s, False)
+            if cert is None:
                 return None
             return {"hull_weights": cert[0], "hull_distance": cert[1]}
         y = sys_.c
