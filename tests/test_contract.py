@@ -144,6 +144,12 @@ def test_the_trace_never_changes_the_iterations_the_status_or_the_final_iterate(
     check("trace-invariance", card, instances)
 
 
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_an_interrupted_run_resumed_from_its_checkpoint_is_the_uninterrupted_run(card, instances):
+    """Issue 25 item 7: ``checkpoint=`` then ``resume=`` gives the uninterrupted run, bit for bit."""
+    check("resume", card, instances)
+
+
 def test_every_obligation_of_marginkit_testing_has_a_test_here():
     """A new obligation of ``marginkit.testing`` gets its parametrized test above (read from this file's source)."""
     source = Path(__file__).read_text(encoding="utf-8")

@@ -19,7 +19,9 @@ the obligation matters. The obligations, in the order they are checked (:data:`O
 10. ``optimal-is-certified`` -- ``optimal`` only when the CVXPY reference confirms the certified gap (``tol`` is
     relative: the Statuses table of the contract);
 11. ``trace-invariance`` -- ``trace=None``, ``trace=1`` and ``trace="geometric"`` give the same iterations, the same
-    status and the same final iterate, bit for bit (observation never changes the answer).
+    status and the same final iterate, bit for bit (observation never changes the answer);
+12. ``resume`` -- a run interrupted (``KeyboardInterrupt``) with ``checkpoint=PATH`` and continued with
+    ``resume=PATH`` ends as the uninterrupted run: the same iterations, status, final iterate and trace iterations.
 
 The plan runs through marginkit's public path (``problem.compile``/``problem.solve``): when ``method`` is not a
 method of ``problem`` already, the class is registered for the duration of the check under a temporary name (or
@@ -29,6 +31,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
+import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,6 +55,7 @@ WARM_BUDGET, FINITE_BUDGET = 20, 200
 CERTIFIED_BUDGET, CERTIFIED_TOL = 3000, 1e-3
 TRACE_BUDGET, TRACE_TOL = 2000, 1e-6
 DIAGNOSIS_STEPS = 300   # states stepped through to find which hook writes to the state (after a failure only)
+RESUME_BUDGET, RESUME_AT = 30, 11
 
 
 class PlanContractError(AssertionError):
@@ -299,6 +304,55 @@ def _trace_invariance(s: _Subject):
         if diff:
             raise _Broken(f"trace={k0} stopped at iteration {r0.iterations} ({r0.status}), trace={k} at "
                           f"{r.iterations} ({r.status}); they differ in {', '.join(diff)}. {_diagnose(plan)}")
+
+
+class _Interrupt:
+    """A callback that raises ``KeyboardInterrupt`` when asked about iteration ``at`` (a Ctrl-C, at a known place)."""
+
+    def __init__(self, at: int):
+        self.at, self.calls = at, 0
+
+    def __call__(self, state):
+        if self.calls == self.at:
+            raise KeyboardInterrupt
+        self.calls += 1
+
+
+@_obligation("resume", "a run interrupted with checkpoint=PATH and continued with resume=PATH ends as the "
+             "uninterrupted run, bit for bit", "a long run killed or interrupted is continued from its checkpoint; "
+             "the continued run must be the run the user started (the same iterates, random stream and stop), or "
+             "every resumed result is a different experiment")
+def _resume(s: _Subject):
+    options = {"seed": 0, "max_iter": RESUME_BUDGET, "tol": 0.0, "trace": 1}
+    whole = s.solve(**options)
+    at = min(RESUME_AT, whole.iterations - 1)   # the callback is asked about every iteration before the last
+    with tempfile.TemporaryDirectory(prefix="marginkit-check-plan-") as folder:
+        path = os.path.join(folder, "run.ckpt")
+        try:   # a run that ends at its first iteration is saved at its end, and resumed from there
+            s.solve(checkpoint=path, callback=_Interrupt(at) if at >= 0 else None, **options)
+        except KeyboardInterrupt:
+            pass
+        else:
+            if at >= 0:
+                raise _Broken(f"a callback raising KeyboardInterrupt at iteration {at} did not interrupt the run")
+        try:
+            again = s.solve(resume=path)
+        except ProblemError as exc:   # the state did not pickle, or the plan is not the one that wrote it
+            raise _Broken(f"resuming the checkpoint of iteration {at} failed: {exc} (everything in the state that "
+                          "init returns must pickle: arrays, numbers, numpy Generators; no lambdas, locks or open "
+                          "files)") from None
+    same = {"iterations": again.iterations == whole.iterations, "status": again.status == whole.status,
+            "w": _same(again.w, whole.w), "b": _same(np.asarray(again.b), np.asarray(whole.b)),
+            "dual_coef": _same(getattr(again, "dual_coef", None), getattr(whole, "dual_coef", None)),
+            "trace iterations": _same(again.trace["iteration"], whole.trace["iteration"])}
+    diff = [what for what, ok in same.items() if not ok]
+    if diff:
+        raise _Broken(f"interrupted at iteration {at} and resumed, the run ended at iteration {again.iterations} "
+                      f"({again.status}); uninterrupted, at {whole.iterations} ({whole.status}); they differ in "
+                      f"{', '.join(diff)}. Keep everything the next step reads in the state that init returns and "
+                      "step updates (the random generator, momentum, a schedule's position): a value kept elsewhere "
+                      "(on the plan, in a closure or a module global) is not in the checkpoint; the stop rule's own "
+                      "memory belongs in memo.rule")
 
 
 def _fingerprint(value, depth: int = 0):

@@ -9,17 +9,21 @@ method's own default (``default_max_iter``/``default_tol`` of the plan class, th
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from ..core.params import Boolean, Interval, IsCallable, Options, make_config
+from ..core.params import Boolean, InstanceOf, Interval, IsCallable, Options, make_config
 from ..core.validation import ProblemError
 
 
 def _doc(text: str, default=None):
     return field(default=default, metadata={"doc": text})
+
+
+_PATH = InstanceOf(str, os.PathLike, name="a file path (str or os.PathLike)")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,15 @@ class RunOptions:
                             1)
     test_set: Any = _doc("(X_test, y_test): add a test_error column to the trace, recorded at each trace record")
     keep_iterates: bool = _doc("keep every recorded iterate in the trace (memory: one vector per record)", False)
+    checkpoint: str | os.PathLike | None = _doc(
+        "file the run's state is saved to as it goes (atomically: a temporary file in the same folder, then a rename), "
+        "at most every checkpoint_every seconds, at the end, and on Ctrl-C; solve(..., resume=PATH) continues it. "
+        "A checkpoint is read like a pickle: resume only files from a trusted source")
+    checkpoint_every: float = _doc("seconds between two checkpoints during a run (0: at every iteration)", 60.0)
+    resume: str | os.PathLike | None = _doc(
+        "a checkpoint file (checkpoint=) of this problem, method and options: the run continues from it with the same "
+        "iteration count, trace, schedules and random stream, bit for bit the uninterrupted run; options not given "
+        "are the checkpoint's")
 
     constraints: ClassVar[dict] = {
         "max_iter": [None, Interval(int, 0, None)],
@@ -51,10 +64,22 @@ class RunOptions:
         "trace": [None, Boolean(), Options("geometric"), Interval(int, 1, None)],
         "check_every": [Interval(int, 1, None)],
         "keep_iterates": [Boolean()],
+        "checkpoint": [None, _PATH],
+        "checkpoint_every": [Interval(float, 0, None)],
+        "resume": [None, _PATH],
     }
 
     def validate(self, method: str) -> None:
         make_rng(self.seed)   # a seed numpy rejects is a ProblemError naming ``seed``, at compile time
+        if self.checkpoint is not None:
+            folder = os.path.dirname(os.path.abspath(self.checkpoint))
+            if os.path.isdir(self.checkpoint) or not os.path.isdir(folder):
+                raise ProblemError(f"{method}: checkpoint must be a file path in an existing folder; got "
+                                   f"{os.fspath(self.checkpoint)!r}" + ("" if os.path.isdir(folder) else
+                                                                       f" (no folder {folder!r})"))
+        if self.resume is not None and not os.path.isfile(self.resume):
+            raise ProblemError(f"{method}: resume must be an existing checkpoint file; {os.fspath(self.resume)!r} "
+                               "does not exist (checkpoint=PATH writes one)")
 
     def resolved(self, plan) -> RunOptions:
         """These options with ``max_iter``/``tol`` of ``None`` replaced by the plan's defaults."""

@@ -27,21 +27,41 @@ def record_schedule(kind, max_iter: int | None = None):
     ``None``/``False`` records only the first and last iterate.
     """
     if kind is None or kind is False:
-        return lambda t: t == 0
+        return _Every(None)
     if kind is True or kind == "geometric":
-        ratio = 10 ** (1 / 60)
-        state = {"next": 0}
-
-        def due(t):
-            if t >= state["next"]:
-                state["next"] = max(t + 1, int(math.ceil(t * ratio)))
-                return True
-            return False
-        return due
+        return _Geometric()
     if isinstance(kind, (int, np.integer)) and not isinstance(kind, bool) and kind >= 1:
-        k = int(kind)
-        return lambda t: t % k == 0
+        return _Every(int(kind))
     raise ProblemError(f"trace must be 'geometric', a positive int or None; got {kind!r}")
+
+
+# the schedules are small objects rather than closures so that a checkpoint can pickle the recorder's position
+class _Every:
+    """Every ``k``-th iteration (``k=None``: the first only)."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int | None):
+        self.k = k
+
+    def __call__(self, t: int) -> bool:
+        return t == 0 if self.k is None else t % self.k == 0
+
+
+class _Geometric:
+    """Every iteration up to 10, then about 60 per decade; ``next`` is its position (it is asked in increasing t)."""
+
+    __slots__ = ("next",)
+    ratio = 10 ** (1 / 60)
+
+    def __init__(self):
+        self.next = 0
+
+    def __call__(self, t: int) -> bool:
+        if t >= self.next:
+            self.next = max(t + 1, int(math.ceil(t * self.ratio)))
+            return True
+        return False
 
 
 _GEOMETRIC: list[int] = []
@@ -92,6 +112,21 @@ class Recorder:
         self.log_due = record_schedule("geometric") if opts.verbose else None
         self.logged = -1      # the last iteration printed (each row once)
         self.paused = 0.0
+
+    def position(self) -> dict:
+        """What a checkpoint keeps of the recorder: the records so far and where its schedules stand."""
+        return {"trace": self.trace, "due": self.due, "log_due": self.log_due, "logged": self.logged}
+
+    def restore(self, position: dict) -> None:
+        """Continue from a checkpoint's :meth:`position` (a resumed run records what the uninterrupted one would);
+        the verbose log keeps this run's schedule when the interrupted run had none."""
+        self.trace, self.due, self.logged = position["trace"], position["due"], position["logged"]
+        if self.log_due is not None and position["log_due"] is not None:
+            self.log_due = position["log_due"]
+
+    def pause(self, seconds: float) -> None:
+        """Leave ``seconds`` (spent writing a checkpoint) out of the reported time, as the records' own time is."""
+        self.paused += seconds
 
     def _record(self, t, elapsed, metrics, state):
         snap = self.snapshot(state) if (self.keep or self.probe is not None) else None

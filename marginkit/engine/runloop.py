@@ -22,10 +22,15 @@ import time as _time
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 
+import numpy as np
+
 from ..core.params import Interval, check_value, make_config
 from ..core.solution import Solution
 from .assemble import build_result, fill_test_error
 from .guard import Guard, all_finite, device_finite
+from .checkpoint import SAVED_OPTIONS, Checkpointer, deferred_interrupt
+from .checkpoint import load as load_checkpoint
+from .checkpoint import resumed_options
 from .options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions, make_rng, run_options
 from .recorder import Recorder, on_geometric_schedule, record_schedule
 
@@ -103,11 +108,11 @@ class Clock:
     checks and the work after the loop (the last record and the solution's certificate) would overrun the
     deadline: on a loaded machine and at any cost per iteration the run returns within about ``time_limit``."""
 
-    __slots__ = ("deadline", "step", "check", "record")
+    __slots__ = ("deadline", "step", "check", "record", "save")
 
     def __init__(self, begin: float, time_limit: float | None):
         self.deadline = None if time_limit is None else begin + time_limit
-        self.step = self.check = self.record = 0.0
+        self.step = self.check = self.record = self.save = 0.0   # save: the last checkpoint's write (one follows)
 
     def stepped(self, seconds: float) -> None:
         self.step = max(seconds, 0.5 * self.step)
@@ -117,69 +122,98 @@ class Clock:
         the solution would end past the deadline."""
         if self.deadline is None:
             return False
-        return now + self.step + 2.0 * self.record + self.check * (2.0 if check_next else 1.0) > self.deadline
+        return (now + self.step + 2.0 * self.record + self.check * (2.0 if check_next else 1.0) + self.save
+                > self.deadline)
 
 
-def run_loop(plan, opts: RunOptions, begin: float | None = None) -> Solution:
+def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict | None = None) -> Solution:
     """Run ``plan`` with resolved options until its certificate meets ``tol`` or a budget is exhausted; the
     :class:`~marginkit.core.solution.Solution` in the plan's own form. ``begin``: the ``perf_counter`` time the
-    ``time_limit`` counts from (default: now)."""
+    ``time_limit`` counts from (default: now). ``resumed``: a checkpoint's rest point (:func:`.checkpoint.load`) to
+    continue from instead of ``init``; with ``opts.checkpoint`` the run is saved as it goes (:mod:`.checkpoint`: at
+    the rest point, an iteration observed and checked before the next step; at the end; on Ctrl-C)."""
     max_iter, check_every, time_limit, callback = opts.max_iter, opts.check_every, opts.time_limit, opts.callback
     budget = Budget(max_iter, opts.tol, time_limit)
-    rng = make_rng(opts.seed)
     memo = Memo()
     stop = _with_memo(plan.stop, memo)
     recorder = Recorder(plan, opts, _with_memo(plan.measure, memo), _with_memo(plan.snapshot, memo))
+    saver = None if opts.checkpoint is None else Checkpointer(plan, opts.checkpoint, opts.checkpoint_every)
 
     start = _time.perf_counter()
-    clock = Clock(start if begin is None else min(begin, start), time_limit)
-    state = plan.init(rng, opts.warm_start, budget)
-    clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
+    status, t, message, timed_out = None, 0, None, False
+    if resumed is None:
+        clock = Clock(start if begin is None else min(begin, start), time_limit)
+        state = plan.init(make_rng(opts.seed), opts.warm_start, budget)
+        clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
+    else:
+        start -= resumed["elapsed"]   # the reported time and time_limit count the time before the interruption
+        clock = Clock(start if begin is None else min(begin, start), time_limit)
+        clock.step, clock.check, clock.record, clock.save = resumed["clock"]
+        state, t, memo.rule = resumed["state"], resumed["t"], resumed["rule"]
+        recorder.restore(resumed["recorder"])
+        end = resumed["finished"]
+        if end is not None and end["status"] != "user_limit":   # a proven end stays; a budget is tested again
+            status, message = end["status"], end["message"]
     guard = Guard(plan, state)
+    guard.t_checked = t
     if not guard.finite(state):
         return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=recorder.trace,
                         info={"message": "the starting point is not finite (check warm_start)"})
-    status, t, message, timed_out = None, 0, None, False
-    while True:
-        now = _time.perf_counter()
-        paused = recorder.paused
-        recorder.observe(t, state, now, start)
-        if recorder.paused != paused:
-            clock.record = recorder.paused - paused
-        if t % check_every == 0 or t == max_iter:
-            tc = _time.perf_counter()
-            failed = guard.at_check(state, t)
-            if failed is not None:
-                last, t, message = failed
-                if last is None:
-                    return Solution(w=None, status="solver_error", time=_time.perf_counter() - start,
-                                    trace=recorder.trace, info={"message": message})
-                if last is not state:
-                    memo.advance()
-                state, status = last, "solver_error"
+    kept = {k: getattr(opts, k) for k in SAVED_OPTIONS
+            if k != "seed" or isinstance(opts.seed, (int, np.integer, type(None)))}
+
+    def save(finished=None) -> None:
+        point = {"t": t, "state": state, "rule": memo.rule, "recorder": recorder.position(),
+                 "elapsed": _time.perf_counter() - start - recorder.paused, "options": kept, "finished": finished,
+                 "clock": (clock.step, clock.check, clock.record, clock.save)}
+        clock.save = saver.save(point)
+        recorder.pause(clock.save)   # writing checkpoints is left out of the reported time, as recording is
+
+    at_rest = resumed is not None   # a resumed run enters at the rest point it was saved at
+    with deferred_interrupt(saver):
+        while status is None:
+            if at_rest:
+                at_rest = False
+            else:
+                status = _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop, budget)
+                if isinstance(status, tuple):   # the guard ended the run
+                    state, t, message = status[1:]
+                    if state is None:
+                        return Solution(w=None, status="solver_error", time=_time.perf_counter() - start,
+                                        trace=recorder.trace, info={"message": message})
+                    status = "solver_error"
+                if status is not None:
+                    break
+                if saver is not None and (saver.interrupted or saver.due()):
+                    save()
+                    if saver.interrupted:   # a deferred Ctrl-C: saved at this rest point
+                        raise KeyboardInterrupt
+            ts = _time.perf_counter()   # a step's cost counts the callback too
+            if t < max_iter and clock.spent(ts, (t + 1) % check_every == 0):
+                status, timed_out = "user_limit", True
                 break
-            status = stop(state, budget)
-            clock.check = _time.perf_counter() - tc
-        if status is not None:
-            break
-        ts = _time.perf_counter()   # a step's cost counts the callback too
-        if t < max_iter and clock.spent(ts, (t + 1) % check_every == 0):
-            status, timed_out = "user_limit", True
-            break
-        if t >= max_iter or (callback is not None and _callback_stops(callback, state)):
-            status = "user_limit"
-            break
-        nxt = plan.step(state)
-        memo.advance()
-        if not guard.finite(nxt):   # never a non-finite iterate under any status
-            status = "solver_error"
-            message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the data, "
-                       f"or an overflow; the last finite iterate (iteration {t}) is returned")
-            break
-        clock.stepped(_time.perf_counter() - ts)
-        state = nxt
-        t += 1
+            try:
+                stops = t >= max_iter or (callback is not None and _callback_stops(callback, state))
+            except KeyboardInterrupt:   # the callback interrupted the run at a rest point: save it, then re-raise
+                if saver is not None:
+                    save()
+                raise
+            if stops:
+                status = "user_limit"
+                break
+            nxt = plan.step(state)
+            memo.advance()
+            if not guard.finite(nxt):   # never a non-finite iterate under any status
+                status = "solver_error"
+                message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the "
+                           f"data, or an overflow; the last finite iterate (iteration {t}) is returned")
+                break
+            clock.stepped(_time.perf_counter() - ts)
+            state = nxt
+            t += 1
     elapsed = _time.perf_counter() - start - recorder.paused
+    if saver is not None:
+        save({"status": status, "message": message, "timed_out": timed_out})
     trace = recorder.finish(t, state, elapsed, status)
     sol = _with_memo(plan.solution, memo)(state, status)
     sol.iterations, sol.time, sol.trace = t, elapsed, trace
@@ -188,7 +222,35 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None) -> Solution:
         sol.info = {**sol.info, "message": message}
     if timed_out:   # which budget ended the run (the clock stops it a predicted iteration early)
         sol.info = {**sol.info, "stopped_by": "time_limit"}
+    if resumed is not None:
+        sol.info = {**sol.info, "resumed_at": int(resumed["t"])}
+    if saver is not None and saver.failed:
+        sol.info = {**sol.info, "checkpoint_error": saver.failed}
+    if saver is not None and saver.interrupted:   # Ctrl-C during the last iteration: saved with its result
+        raise KeyboardInterrupt
     return sol
+
+
+def _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop, budget):
+    """Record iteration ``t`` (if the schedule says so) and test the stop rule (every ``check_every``-th iteration
+    and at ``max_iter``): the status, None to go on, or the guard's ``("guard", state, t, message)``."""
+    now = _time.perf_counter()
+    paused = recorder.paused
+    recorder.observe(t, state, now, start)
+    if recorder.paused != paused:
+        clock.record = recorder.paused - paused
+    if not (t % check_every == 0 or t == budget.max_iter):
+        return None
+    tc = _time.perf_counter()
+    failed = guard.at_check(state, t)
+    if failed is not None:
+        last, t, message = failed
+        if last is not None and last is not state:
+            memo.advance()
+        return "guard", last, t, message
+    status = stop(state, budget)
+    clock.check = _time.perf_counter() - tc
+    return status
 
 
 @dataclass(frozen=True)
@@ -342,7 +404,12 @@ class IterationPlan:
     def run_solution(self, **options) -> Solution:
         """Run to a stop; the :class:`~marginkit.core.solution.Solution` in the plan's own form (before the
         reduction chain maps it back to the user's problem)."""
-        opts = run_options(self.method, {**self.run_defaults, **options}).resolved(self)
+        given, resumed = {**self.run_defaults, **options}, None
+        if given.get("resume") is not None:   # checked before anything runs or is written (a refused resume
+            run_options(self.method, given)    # leaves every file as it was)
+            resumed = load_checkpoint(given["resume"], self)
+            given = resumed_options(resumed, given, self.method)
+        opts = run_options(self.method, given).resolved(self)
         # a time_limit given with the plan (``solve``/``compile``) covers its setup too: the caller waits for both
         begin = _time.perf_counter() - self.setup_time if "time_limit" not in options else None
-        return run_loop(self, opts, begin)
+        return run_loop(self, opts, begin, resumed)
