@@ -393,8 +393,14 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                                       for r in results])
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
-        """The label of ``classes_``: the side of the hyperplane (binary), the largest score (one-vs-rest)."""
+    def predict(self, X, certified: bool = False):
+        """The label of ``classes_``: the side of the hyperplane (binary), the largest score (one-vs-rest).
+
+        ``certified=True`` (soft-margin problems) returns ``(labels, certain)``: ``certain[i]`` is True only when the
+        label is proven to be the exact optimum's, from each model's duality gap (:meth:`marginkit.Result.predict`;
+        one-vs-rest: the winner's lowest possible score beats every other class's highest)."""
+        if certified:
+            return self._certified_predict(X)
         scores = self.decision_function(X)
         if is_dask(scores):
             return scores.map_blocks(labels_of, self.classes_, dtype=self.classes_.dtype,
@@ -402,6 +408,19 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def _certified_predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        results = self.result_ if isinstance(self.result_, list) else [self.result_]
+        f, lo, hi = (np.column_stack(c) for c in zip(*(r._decision_interval(X) for r in results)))
+        if f.shape[1] == 1:
+            return self.classes_[(f[:, 0] > 0).astype(int)], (lo[:, 0] > 0) | (hi[:, 0] < 0)
+        k = np.argmax(f, axis=1)
+        rows = np.arange(f.shape[0])
+        others = hi.copy()
+        others[rows, k] = -np.inf
+        return self.classes_[k], lo[rows, k] > others.max(axis=1)
 
     def _decision_dask(self, X):
         """Scores of a dask ``X`` as a dask array, block by block (``map_blocks``), never computed here."""

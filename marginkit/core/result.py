@@ -248,6 +248,7 @@ class Result:
     dual_coef: np.ndarray | None = None
     _kernel_data: Any = None
     _decision: Callable | None = None
+    _problem: Any = None       # the problem solved (certified predictions and support sets read its data); not saved
     setup_time: float = 0.0    # a plan's setup (eigenvalue estimates, normalisation), a reference's model + compile
     solve_time: float = 0.0    # the iterations, or the solver's run
 
@@ -286,12 +287,89 @@ class Result:
                 for k, v in (self.dual or {}).items()}
         return replace(self, w=host_copy(self.w), dual_coef=host_copy(self.dual_coef), dual=dual)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, certified: bool = False):
+        """The labels of the rows of ``X`` (the user's own label values). ``certified=True`` returns ``(labels,
+        certain)``: ``certain[i]`` is True only when the label is proven equal to the exact optimum's, by the ball
+        ``||w − w*|| <= √(2·gap)`` that the duality gap gives and the interval of the optimal offset it implies
+        (:mod:`marginkit.core.safe`; soft-margin SVM results with a duality gap)."""
+        if certified:
+            return self._certified_predict(X)
         f = self.decision_function(X)
         # the labels where X lives: dask stays lazy, an array-API device keeps numeric labels
         bk = backend_of(f[:, None] if hasattr(f, "chunks") else f.reshape((-1, 1)) if hasattr(f, "reshape") else f)
         c = np.array([-1.0, 1.0]) if self.classes_ is None else np.asarray(self.classes_)
         return bk.label_vector(f > 0, c)
+
+    # what the gap proves (core/safe.py) -------------------------------------------------------------
+    def _safe_ball(self) -> tuple[float, tuple[float, float]]:
+        """``(r, (b_lo, b_hi))``: the radius of the gap-safe ball and the interval of every optimal offset (kept in
+        ``certificate["safe_radius"]``/``["offset_interval"]`` once computed, so a saved result keeps them)."""
+        cert = self.certificate or {}
+        if "safe_radius" in cert:
+            return float(cert["safe_radius"]), tuple(cert["offset_interval"])
+        p = self._problem
+        if p is None or getattr(p, "form", "") != "SoftMarginSVM":
+            raise ProblemError("certified predictions and support sets are proven for SoftMarginSVM results (the "
+                               "primal is 1-strongly convex in w); this result is "
+                               f"{'a loaded one without them' if p is None else 'of ' + type(p).__name__}")
+        if self.w is None and self.dual_coef is None:
+            raise ProblemError(f"no classifier to certify: status {self.status}")
+        from .safe import gap_radius, offset_interval
+        r = gap_radius(cert)
+        scores, norms = self._train_scores()
+        b_range = offset_interval(scores, norms, p.y, p.box, r) if p.bias else (0.0, 0.0)
+        if self.certificate is not None:
+            self.certificate["safe_radius"], self.certificate["offset_interval"] = r, list(b_range)
+        return r, b_range
+
+    def _train_scores(self):
+        """``x_iᵀw`` (without the offset) and ``||x_i||`` (``√k(x_i, x_i)`` with a kernel) on the training rows."""
+        p = self._problem
+        if self.dual_coef is not None and p.kernel is not None:
+            K = p.gram()
+            return K @ self.dual_coef, np.sqrt(np.clip(np.diag(K), 0, None))
+        from .linalg import row_norms
+        X = p.X if isinstance(p.X, np.ndarray) or sp.issparse(p.X) else host_copy(p.X)
+        return np.asarray(X @ self.w).ravel(), row_norms(X)
+
+    def _certified_predict(self, X):
+        f, lo, hi = self._decision_interval(X)
+        certain = (lo > 0) | (hi < 0)
+        c = np.array([-1.0, 1.0]) if self.classes_ is None else np.asarray(self.classes_)
+        return c[(f > 0).astype(int)], certain
+
+    def _decision_interval(self, X):
+        """``(f, lo, hi)``: the decision values of this result on ``X`` and intervals proven to hold the exact
+        optimum's."""
+        r, (b_lo, b_hi) = self._safe_ball()
+        f = np.asarray(host_copy(self.decision_function(X)), dtype=float) - self.b
+        if self._kernel_data is not None:
+            Xtrain, kernel, gamma = self._kernel_data
+            Xc = check_matrix(X, "X")
+            norms = np.ones(Xc.shape[0]) if kernel == "rbf" else np.sqrt(np.clip(
+                [gram(kernel, gamma, Xc[i:i + 1])[0, 0] for i in range(Xc.shape[0])], 0, None))   # √k(x, x)
+        else:
+            from .linalg import row_norms
+            norms = row_norms(check_matrix(X, "X") if not is_foreign(X) else host_copy(X))
+        return f + self.b, f - r * norms + b_lo, f + r * norms + b_hi
+
+    def support(self, certified: bool = True):
+        """``(support, non_support, undecided)``: indices of the training samples proven to be support vectors of the
+        exact optimum (``a*_i = C_i``: margin interval below 1), proven not to be (``a*_i = 0``: interval above 1, or
+        a weight of 0), and the rest (:mod:`marginkit.core.safe`; soft-margin SVM results with a duality gap)."""
+        if not certified:
+            raise ProblemError("support(certified=False) has no meaning here: the support of an iterate is "
+                               "result.dual['a'] > 0 where the method keeps a dual; certified=True proves it for w*")
+        r, b_range = self._safe_ball()
+        from .safe import margin_intervals
+        p = self._problem
+        scores, norms = self._train_scores()
+        m_lo, m_hi = margin_intervals(scores, norms, p.y, r, b_range)
+        box = np.asarray(p.box)
+        non = (m_lo > 1.0) | (box == 0)
+        sv = (m_hi < 1.0) & ~non
+        idx = np.arange(p.n)
+        return idx[sv], idx[non], idx[~(sv | non)]
 
     # saving --------------------------------------------------------------------------------------
     def save(self, path) -> str:
@@ -310,7 +388,7 @@ class Result:
         return cls._unpack(doc, arrays)
 
     def _pack(self, arrays: dict) -> dict:
-        skip = ("trace", "_kernel_data", "_decision")
+        skip = ("trace", "_kernel_data", "_decision", "_problem")
         doc = {f.name: pack(getattr(self, f.name), arrays) for f in fields(self) if f.name not in skip}
         doc["trace"] = None if self.trace is None else self.trace._pack(arrays)
         kd = self._kernel_data

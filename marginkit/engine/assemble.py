@@ -163,6 +163,7 @@ def build_result(problem, sol, method: str, form=None) -> Result:
                   trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
     fields.update(problem.result_fields(sol))
     res = Result(**fields)
+    res._problem = problem
     if res.trace is not None and len(res.trace):
         fill = gap_filler(problem, getattr(form if form is not None else problem, "sense", "min"))
         if not fill(res.trace):
