@@ -26,6 +26,8 @@ def test_no_file_under_marginkit_points_outside_the_repository():
     for path in _package_files():
         text = path.read_text(encoding="utf-8", errors="replace")
         for number, line in enumerate(text.splitlines(), 1):
+            for fragment in ALLOWED.get(path.relative_to(PACKAGE.parent).as_posix(), ()):
+                line = line.replace(fragment, "")
             hits += [f"{path.relative_to(PACKAGE.parent)}:{number}: {word!r}" for word in FORBIDDEN
                      if word in line.lower()]
     assert hits == [], "cite the paper itself (authors, title, section, equation):\n" + "\n".join(hits)
@@ -41,6 +43,7 @@ SUFFIXES = (".py", ".md", ".toml", ".json", ".txt")
 SKIPPED_FILES: set = set()
 ALLOWED = {   # fragments that are code, not citations, removed from a line before it is judged
     "tests/test_plugin_package.py": ("def digest(", ".digest()", "{digest(data)}"),   # SHA-256 digests of a RECORD
+    "marginkit/engine/checkpoint.py": ("h.hexdigest()",),   # the SHA-256 of a checkpoint's payload
 }
 
 

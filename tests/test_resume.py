@@ -260,6 +260,16 @@ def test_a_failed_write_leaves_the_previous_checkpoint_and_no_temporary_file(pro
     assert saved.read_bytes() == before and no_temporary_files(saved.parent)
 
 
+def test_a_state_that_cannot_be_saved_warns_and_the_run_goes_on(problem, tmp_path, monkeypatch):
+    def unpicklable(point):
+        raise TypeError("cannot pickle 'generator' object")
+    monkeypatch.setattr(ckpt, "_dumps", unpicklable)
+    with pytest.warns(RuntimeWarning, match="its state could not be saved .TypeError: cannot pickle"):
+        res = problem.solve("gd", checkpoint=tmp_path / "never.ckpt", max_iter=10, seed=0)
+    assert_same_run(res, problem.solve("gd", max_iter=10, seed=0))
+    assert "could not be written" in res.info["checkpoint_error"] and os.listdir(tmp_path) == []
+
+
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGINT")
                     or signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
                     reason="Ctrl-C is deferred in the main thread, over Python's default handler")
@@ -305,6 +315,20 @@ def test_a_dask_cocoa_run_on_a_local_cluster_resumes_bit_for_bit(tmp_path):
         interrupted(problem, "dual-cd", path, 3, seed=1, max_iter=6, tol=0.0)
         res = problem.solve("dual-cd", resume=path)
     assert_same_run(res, whole)
+
+
+@pytest.mark.parametrize("method", ["dual-accelerated-stochastic", "diagonal"])
+def test_an_array_api_run_resumes_bit_for_bit(method, tmp_path):
+    """The state's arrays belong to the problem's library (here array-api-strict); they pickle as themselves."""
+    xp = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((50, 4))
+    problem, path = mk.MaxMargin(xp.asarray(X), xp.asarray(np.where(X[:, 1] > 0, 1.0, -1.0))), tmp_path / "xp.ckpt"
+    whole = problem.solve(method, **BUDGET)
+    interrupted(problem, method, path, 9, **BUDGET)
+    res = problem.solve(method, resume=path)
+    assert_same_run(res, whole)
+    assert type(res.w) is type(whole.w)
 
 
 # the contract's obligation teaches --------------------------------------------------------------------------------

@@ -117,11 +117,15 @@ def _feed(h, value, depth: int = 0) -> None:
         h.update(repr((tag, value)).encode())
 
 
+def _hex(h) -> str:
+    return h.hexdigest()
+
+
 def fingerprint(value) -> str:
     """The SHA-256 (hex) of ``value``'s canonical picture (:func:`_feed`)."""
     h = hashlib.sha256()
     _feed(h, value)
-    return h.hexdigest()
+    return _hex(h)
 
 
 def _problem_fields(problem) -> dict:
@@ -203,23 +207,28 @@ class Checkpointer:
         self.last = _clock()
         self.interrupted = False
         self.failed: str | None = None
-        self._identity: dict | None = None
+        self.identity = identity(plan)   # before the loop's clock starts (the problem's hash reads its data once)
 
     def due(self) -> bool:
         return _clock() - self.last >= self.every
 
     def save(self, point: dict) -> float:
         start = _time.perf_counter()
-        if self._identity is None:
-            self._identity = identity(self.plan)
-        payload = _dumps(point)
-        header = {"version": VERSION, **self._identity, "iteration": int(point["t"]),
-                  "status": None if point["finished"] is None else point["finished"]["status"],
-                  "payload_bytes": len(payload), "payload_sha256": hashlib.sha256(payload).hexdigest()}
-        try:
-            _write_atomic(self.path, (MAGIC, json.dumps(header).encode(), b"\n", payload))
-        except OSError as exc:
-            self.failed = f"the checkpoint {self.path!r} could not be written: {exc}"
+        try:   # a state that does not pickle, or dask blocks that cannot be fetched, fail this save only
+            payload = _dumps(point)
+        except Exception as exc:  # noqa: BLE001 -- the run goes on; the result says why it has no checkpoint
+            payload, why = None, f"its state could not be saved ({type(exc).__name__}: {exc})"
+        if payload is not None:
+            header = {"version": VERSION, **self.identity, "iteration": int(point["t"]),
+                      "status": None if point["finished"] is None else point["finished"]["status"],
+                      "payload_bytes": len(payload), "payload_sha256": _hex(hashlib.sha256(payload))}
+            try:
+                _write_atomic(self.path, (MAGIC, json.dumps(header).encode(), b"\n", payload))
+                why = None
+            except OSError as exc:
+                why = str(exc)
+        if why is not None:
+            self.failed = f"the checkpoint {self.path!r} could not be written: {why}"
             warnings.warn(self.failed, RuntimeWarning, stacklevel=3)
         self.last = _clock()
         return _time.perf_counter() - start
@@ -276,7 +285,7 @@ def load(path, plan) -> dict:
     payload = raw[end + 1:]
     if len(payload) != header["payload_bytes"]:
         raise _refuse(path, f"is truncated: its payload has {len(payload)} of {header['payload_bytes']} bytes")
-    if hashlib.sha256(payload).hexdigest() != header["payload_sha256"]:
+    if _hex(hashlib.sha256(payload)) != header["payload_sha256"]:
         raise _refuse(path, "is damaged: the SHA-256 of its payload differs from the one its header records")
     mine = identity(plan)
     if header.get("method") != mine["method"]:
