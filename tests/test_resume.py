@@ -119,6 +119,7 @@ def test_a_checkpoint_written_at_the_end_returns_that_result_and_a_larger_max_it
     header = json.loads(path.read_bytes().split(b"\n")[1])
     assert header["status"] == "user_limit" and header["iteration"] == 20 and header["method"] == method
     assert_same_run(problem.solve(method, resume=path), short)
+    assert_same_run(problem.compile(method).run(resume=path), short)   # a compiled plan resumes as solve does
     assert_same_run(problem.solve(method, resume=path, max_iter=50), problem.solve(method, seed=5, max_iter=50,
                                                                                      tol=0.0))
     done = problem.solve("dual-accelerated", checkpoint=path, tol=1e-3, max_iter=10**4)
@@ -308,8 +309,9 @@ def test_a_dask_cocoa_run_on_a_local_cluster_resumes_bit_for_bit(tmp_path):
     """The state's blocks are futures on the workers: the checkpoint holds their values, not the futures."""
     distributed = pytest.importorskip("distributed")
     da = pytest.importorskip("dask.array")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cl, \
-            distributed.Client(cl):
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address="127.0.0.1:0")   # in this process, loopback only
+    with cluster, distributed.Client(cluster):
         problem, path = _dask_problem(da), tmp_path / "cluster.ckpt"
         whole = problem.solve("dual-cd", seed=1, max_iter=6, tol=0.0)
         interrupted(problem, "dual-cd", path, 3, seed=1, max_iter=6, tol=0.0)
