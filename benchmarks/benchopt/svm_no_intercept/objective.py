@@ -4,7 +4,7 @@
 
 The objective of benchopt's community benchmark ``benchmark_linear_svm_binary_classif_no_intercept`` (same
 formula, same ``C`` grid, same ``get_objective`` keys ``X, y, C`` and result key ``beta``), so values compare and
-its solvers run here; and marginkit's ``SoftMarginSVM(X, y, C, bias=False)``.
+a solver returning ``dict(beta=...)`` runs on either; and marginkit's ``SoftMarginSVM(X, y, C, bias=False)``.
 """
 from benchopt import BaseObjective, safe_import_context
 from benchopt.stopping_criterion import SufficientProgressCriterion
