@@ -105,3 +105,36 @@ def test_estimator_one_vs_rest_certified_labels_are_the_exact_ones():
     approx = mk.MarginClassifier(problem="soft-margin", method="fista", tol=1e-6).fit(X, yb)
     labels, certain = approx.predict(X, certified=True)
     assert set(labels) <= {"setosa", "other"} and certain.mean() > 0.9
+
+
+# --- issue 23, item 4: a certified validation error along C ------------------------------------------------------
+def _split():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    idx = np.random.default_rng(0).permutation(len(y))
+    return X[idx[:300]], y[idx[:300]], X[idx[300:]], y[idx[300:]]
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_validation_intervals_hold_the_exact_error_on_and_between_grid_points(bias):
+    X, y, Xv, yv = _split()
+    grid = np.logspace(-2, 0, 30)
+    results = mk.path(mk.SoftMarginSVM(X, y, bias=bias), C=grid, tol=1e-8, validation=(Xv, yv))
+    summary = results[0].info["validation_summary"]
+    for C, res in list(zip(grid, results))[::6]:
+        exact = np.mean(mk.SoftMarginSVM(X, y, C=C, bias=bias).reference().predict(Xv) != yv)
+        lo, hi = res.info["validation_error_interval"]
+        assert lo - 1e-12 <= exact <= hi + 1e-12 and lo <= res.info["validation_error"] <= hi
+    # no C of the range, between grid points included, does better than the lower bound
+    for C in np.random.default_rng(1).uniform(0.01, 1.0, size=4):
+        exact = np.mean(mk.SoftMarginSVM(X, y, C=C, bias=bias).reference().predict(Xv) != yv)
+        assert exact >= summary["lower_bound"] - 1e-12
+    assert summary["best_upper"] - summary["lower_bound"] == pytest.approx(summary["epsilon"])
+    assert summary["C_range"] == [pytest.approx(0.01), pytest.approx(1.0)]
+    assert summary["lower_bound"] > 0 or bias   # 30 points suffice without an offset (the offset's interval widens)
+
+
+def test_validation_set_is_checked():
+    X, y, Xv, yv = _split()
+    with pytest.raises(mk.ProblemError, match="test_set"):
+        mk.path(mk.SoftMarginSVM(X, y), C=[0.1, 1.0], validation=(Xv[:, :3], yv))

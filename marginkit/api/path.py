@@ -111,7 +111,7 @@ def _at(problem: SoftMarginSVM, C: float) -> SoftMarginSVM:
                          sample_weight=problem.sample_weight)
 
 
-def path(problem, C, method: str | None = None, **options: Any) -> list[Result]:
+def path(problem, C, method: str | None = None, validation=None, **options: Any) -> list[Result]:
     """Solve the soft-margin ``problem`` at every ``C`` of the grid, warm-starting each point from the previous one.
 
     Parameters
@@ -123,6 +123,12 @@ def path(problem, C, method: str | None = None, **options: Any) -> list[Result]:
     method : str, optional
         Any name in ``marginkit.methods(problem)``; None: the estimator's default (``dual-cd-bias`` with an offset
         when listed, else ``fista``; ``dual-cd`` without one; the CVXPY reference when none of them applies).
+    validation : (X_val, y_val), optional
+        A validation set: every result gets ``info["validation_error"]`` (its own) and
+        ``info["validation_error_interval"]``, proven to hold the exact optimum's validation error at its ``C``, and
+        ``info["validation_summary"]``: the grid point with the smallest proven upper bound and a lower bound valid for
+        every ``C`` in the grid's range, between grid points included (:mod:`marginkit.api.validation`): "the best
+        ``C`` of the grid is provably within ``epsilon`` of the best achievable on ``[min(C), max(C)]``".
     **options
         The method's options and run options (``max_iter``, ``tol``, ...) for every point; a ``warm_start`` starts the
         smallest ``C``.
@@ -180,4 +186,7 @@ def path(problem, C, method: str | None = None, **options: Any) -> list[Result]:
         out[j] = res
         if res.w is not None or res.dual_coef is not None:
             previous, previous_C = res, c
+    if validation is not None:
+        from .validation import certify_validation
+        certify_validation(problem, grid, out, validation)
     return out
