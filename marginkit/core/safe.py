@@ -55,19 +55,24 @@ def offset_interval(scores, norms, y, box, r: float) -> tuple[float, float]:
     if start == 0.0 or float(C[~pos].sum()) == 0.0:
         return -np.inf, np.inf                     # one class carries no weight: the offset is not bounded
     # breakpoints of the smallest left derivative: b = 1 − lo (y = +1 leaves), b = −1 − lo (y = −1 enters)
+    # a sum that is 0 in exact arithmetic (a flat stretch of g: equal weights on both sides) may round either way:
+    # sums within ``zero`` of 0 count as 0 on the side that widens the interval
+    zero = 4.0 * len(C) * EPS * float(C.sum())
     t = np.where(pos, 1.0 - lo, -1.0 - lo)
     order = np.argsort(t, kind="stable")
     run = start + np.cumsum(C[order])
-    k = int(np.argmax(run > 0))
-    b_hi = float(t[order][k])
+    above = run > zero
+    b_hi = float(t[order][int(np.argmax(above))]) if above.any() else np.inf
     # breakpoints of the largest right derivative: b = 1 − hi and b = −1 − hi; it is >= 0 from the first b with
     # running sum >= 0 on
     t = np.where(pos, 1.0 - hi, -1.0 - hi)
     order = np.argsort(t, kind="stable")
     run = start + np.cumsum(C[order])
-    k = int(np.argmax(run >= 0))
-    b_lo = float(t[order][k])
+    reached = run >= -zero
+    b_lo = float(t[order][int(np.argmax(reached))]) if reached.any() else -np.inf
     slack = 8 * EPS * (1.0 + float(np.max(np.abs(np.concatenate([lo, hi])), initial=0.0)))
+    if not (np.isfinite(b_lo) and np.isfinite(b_hi)):
+        return -np.inf, np.inf
     return b_lo - slack, b_hi + slack
 
 
