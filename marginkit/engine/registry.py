@@ -220,6 +220,14 @@ _RB_MIRROR = MethodCard(
     rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
     tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic'))
 _ON_DASK = ("numpy", "dask")
+# the interior-point cards (one plan family on two forms): d × d normal equations, NumPy/SciPy data
+_IPM = dict(paper='Ferris & Munson (2003); Gertz & Wright (2003, OOQP); Mehrotra (1992)',
+            algorithm='primal–dual interior point, Mehrotra predictor–corrector; normal equations I + XᵀDX '
+                      '(d × d, bordered with a bias) by Cholesky, dense (BLAS) or CSR',
+            rate='O(√n log(1/ε)) iterations for short-step path following (Kojima, Mizuno & Yoshise 1989); '
+                 'none proven for Mehrotra\'s rule (stop by the certified gap)',
+            requires=(("no_kernel", "the interior-point method works on the primal w: linear problems only "
+                                    "(no kernel)"),))
 
 
 # the order of the table is the order of ``methods(problem)`` (after the reference)
@@ -285,6 +293,9 @@ METHODS: tuple[MethodCard, ...] = (
                # steps per decade of accuracy (mnist-0-vs-1 would need ~1e16 steps; the toy sets agree within 3·10^4
                # with λ0 = 2λ*, c = 16, tests/test_homotopic.py; crossval's note states the prediction)
                tolerance=0.02, budget=2000, requires=PRIMAL_W, tags=('hinge', 'subgradient'), arrays=EVERYWHERE),
+    MethodCard('ipm', 'MaxMargin', 'marginkit.plans.ipm.margin:MaxMarginIPM', **_IPM,
+               converges_to='hard-margin solution (w*, b*) (with or without bias); non-separable: infeasible with '
+                            'the exact hull proof', tolerance=0.0001, tags=('interior-point',)),
     reference('MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY),
     MethodCard('diagonal', 'SoftMarginSVM', 'marginkit.plans.diagonal.diagonal:SoftMarginDiagonal',
                paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
@@ -321,6 +332,9 @@ METHODS: tuple[MethodCard, ...] = (
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
                tags=('coordinate', 'svm')),
+    MethodCard('ipm', 'SoftMarginSVM', 'marginkit.plans.ipm.svm:SoftMarginIPM', **_IPM,
+               converges_to='soft-margin SVM solution (w*, b*) (with or without bias, sample weights)',
+               tolerance=1e-06, tags=('interior-point', 'svm')),
     reference('SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference', arrays=HOST_COPY),
     MethodCard('fista', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPFista',
                paper='Hough & Vavasis (2025)',

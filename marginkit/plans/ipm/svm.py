@@ -1,0 +1,77 @@
+"""The interior-point method for the soft-margin SVM, with or without the offset, with sample weights (``ipm``).
+
+The iteration is :mod:`marginkit.plans.ipm.core` (Mehrotra's predictor–corrector on the QP of Ferris & Munson 2003,
+§2, with the normal equations of their §3 in the feature space). This module holds the certificate, computed at every
+iterate (an interior-point iteration costs ``d`` passes over ``X``; the certificate two more products):
+
+* **primal**: the iterate's ``w`` with its best offset ``b̂ = argmin_b P(w, b)`` (Algorithm OFFSET of Hough &
+  Vavasis, 2025, (2.9); ``b̂ = 0`` without a bias) and ``ξ = max(0, 1 − y∘(Xw + b̂))``: feasible by construction,
+  ``P(w, b̂) >= P*``;
+* **dual**: the multipliers clipped into the box, ``a = clip(α, 0, C_i)`` and, with a bias, put onto ``yᵀa = 0`` by
+  scaling the heavier class down (the box still holds), so ``D(a) = 1ᵀa − ½||Xᵀ(y∘a)||² <= P*`` by weak duality.
+
+``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` (``D > 0``), the rule of the other SVM plans
+(:mod:`marginkit.plans.raj_bach.gap`); then ``(P(w, b̂) − P*)/P* <= tol``, and ``D`` is dual-feasible, so the
+gap-safe ball ``||w − w*|| <= √(2(P − D))`` of :mod:`marginkit.core.safe` holds for the returned ``w``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.solution import Solution
+from ...operators.hinge import best_offset, weighted_best_offset
+from .core import InteriorPointPlan
+
+
+class SoftMarginIPM(InteriorPointPlan):
+    """Primal–dual interior-point method (Mehrotra predictor–corrector) for ``SoftMarginSVM``, ``bias`` True or
+    False, with sample weights; ``X`` dense or CSR with at most ``max_columns`` columns (see
+    :mod:`marginkit.plans.ipm.core` for the normal equations, this module for the certificate)."""
+
+    log_columns = ("objective", "dual_objective", "duality_gap")
+    Config = InteriorPointPlan.Config   # declared here too: help() lists the options of a class's own Config
+
+    def box_of(self, form):
+        return np.asarray(form.box, dtype=np.float64)
+
+    def certify(self, st, previous=None) -> dict:
+        ya, boxa = self.ya, self.boxa
+        f = np.asarray(self.Xa @ st.w).ravel()
+        if self.bias:
+            weighted = not np.all(boxa == boxa[0])
+            b = float(weighted_best_offset(f, ya, boxa) if weighted else best_offset(f, ya, float(boxa[0]), 0.0))
+        else:
+            b = 0.0
+        primal = 0.5 * float(st.w @ st.w) + float(boxa @ np.maximum(0.0, 1.0 - ya * (f + b)))
+        a = np.clip(st.alpha, 0.0, boxa)
+        if self.bias:
+            a = self.balanced(a)
+        v = np.asarray(self.Xa.T @ (ya * a)).ravel()
+        dual = float(a.sum()) - 0.5 * float(v @ v)
+        rel = (primal - dual) / dual if dual > 0 and np.isfinite(dual) else np.inf
+        return {"primal": primal, "dual": dual, "duality_gap": primal - dual, "relative_gap": float(rel),
+                "max_violation": abs(float(ya @ a)) if self.bias else 0.0, "offset": b, "a": a}
+
+    def stop(self, st, budget):
+        if st.cert["relative_gap"] <= budget.tol:
+            return "optimal"
+        if st.stalled:
+            return "optimal_inaccurate"
+        return None
+
+    def measure(self, st) -> dict:
+        c = st.cert
+        out = {"objective": c["primal"], "dual_objective": c["dual"], "duality_gap": c["duality_gap"]}
+        if self.bias:
+            out["offset"] = c["offset"]
+        return out
+
+    def solution(self, st, status) -> Solution:
+        c = st.cert
+        cert = {k: c[k] for k in ("primal", "dual", "duality_gap", "relative_gap", "max_violation")}
+        a = np.zeros(self.n)
+        a[self.keep] = c["a"]
+        info = {"mu": st.mu, "step": st.step}
+        if st.stalled:
+            info["stalled"] = st.stalled
+        return Solution(w=st.w.copy(), b=c["offset"], status=status, certificate=cert, dual={"a": a}, info=info)
