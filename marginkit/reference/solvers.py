@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import cvxpy as cp
 import numpy as np
@@ -108,14 +108,25 @@ def quiet_descriptors(quiet: bool = True):
             os.close(fd)
 
 
-def run_solver(prob: cp.Problem, solver: str, options: dict, user_options: bool = False) -> tuple[str, str]:
+@contextmanager
+def quiet_solve(options: dict):
+    """What a solve runs inside: warnings ignored (inaccuracy is reported through the status) and the solver's own
+    printing silenced unless ``verbose`` (:func:`quiet_descriptors`). Both are process-wide: a solve run in a worker
+    thread has its caller hold them around the wait."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with quiet_descriptors(not options.get("verbose", False)):
+            yield
+
+
+def run_solver(prob: cp.Problem, solver: str, options: dict, user_options: bool = False,
+               quiet: bool = True) -> tuple[str, str]:
     """Solve ``prob`` once; returns ``(CVXPY status, message)`` and never raises, except a ``ProblemError`` when a
-    solver without an option table rejects the user's own options."""
+    solver without an option table rejects the user's own options. ``quiet=False``: the caller holds
+    :func:`quiet_solve` (a worker thread must not)."""
     try:
-        with warnings.catch_warnings():   # inaccuracy is reported through the status, not a warning
-            warnings.simplefilter("ignore")
-            with np.errstate(all="ignore"), quiet_descriptors(not options.get("verbose", False)):
-                prob.solve(solver=solver, **options)
+        with (quiet_solve(options) if quiet else nullcontext()), np.errstate(all="ignore"):
+            prob.solve(solver=solver, **options)
     except TypeError as exc:
         text = str(exc)
         if user_options and any(k in text for k in ("keyword", "setting", "argument", "option")):
