@@ -47,6 +47,29 @@ Resolved here (each once):
   halved after a check that does not certify ``tol``) or when the round's running estimate of the gap (see
   :func:`dcd_round`) is below ``tol·D`` (the target is halved after such a check fails): the estimate only
   decides when to check, the status comes from the exact values.
+* **Gap-safe screening** (option ``screening``, default True): at every certificate check (in ``init`` with a warm
+  start, and in ``step``), with ``gap = P(w) − D(a)`` and ``r = √(2·gap)``, a sample whose margin interval
+  ``[m_i − r||x_i||, m_i + r||x_i||]`` (``m_i = y_i x_iᵀw``) lies above 1 is proven to have ``a*_i = 0`` and is set to
+  0; one whose interval lies below 1 is proven to have ``a*_i = C_i`` and is set to ``C_i``; both leave the epochs for
+  good (:meth:`DualCoordinateDescent.screen`). *Proof.* ``P`` is 1-strongly convex (``½||w||²`` plus convex
+  hinges), so with ``w*`` its minimiser ``½||w − w*||² <= P(w) − P* <= P(w) − D(a)`` for every ``a`` in the box
+  (weak duality), i.e. ``||w − w*|| <= r`` (the Gap Safe sphere of Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe
+  screening rules for sparsity enforcing penalties*, JMLR 18(128), 2017, Theorem 6, here for the hinge loss as in
+  Zimmert, Schroeder de Witt, Kerdreux & Pokutta, *Safe screening for support vector machines*, NIPS OPT workshop
+  2015, §3). By Cauchy–Schwarz ``|y_i x_iᵀw* − m_i| <= r||x_i||``. The KKT conditions of the box dual (Hsieh et
+  al. 2008, eq. (6); Ogawa, Suzuki & Takeuchi, *Safe screening of non-support vectors in pathwise SVM computation*,
+  ICML 2013, eq. (4)) say that every dual optimum has ``a*_i = 0`` where ``y_i x_iᵀw* > 1`` and ``a*_i = C_i`` where
+  ``y_i x_iᵀw* < 1`` (``w*`` is unique, ``w* = Σ a*_j y_j x_j`` for every dual optimum ``a*``). So the screened
+  coordinates hold their optimal values, and the problem over the others with these fixed has the same optima. A
+  tie (an interval touching 1) is never screened; the rounding of ``m_i`` (at most ``(d + 2)·eps·||x_i||·||w||``)
+  and of the gap (:func:`marginkit.core.safe.gap_radius`) widen every interval. **Resolved here**: a decision made
+  at iteration ``t`` (from its certificate, so the certificate stays that of the iterate it was computed at) is
+  applied at the start of the next round, in the compiled :func:`dcd_apply_screen` (each screened ``a_i`` set to its
+  bound and ``w`` updated by one row axpy); the index array holds the active coordinates, then those shrunk, then
+  the screened ones, which no epoch, shrinking or restore visits again. The certificate is always that of the full
+  problem (``P(w)`` over every sample, ``D(a)`` at the full ``a``): screening never changes what a status means.
+  ``certificate["screened"]`` counts them (``{"removed": k, "fixed": m}``); Hsieh's shrinking stays the unsafe
+  heuristic it was, undone by the restore, on the samples not screened.
 * **Scale**: every test above reads ``G = y_i x_iᵀw − 1`` or a relative gap, which do not change when ``X`` is
   multiplied by ``c`` and ``C`` divided by ``c²`` (the same problem: ``w' = w/c``, ``a' = a/c²``,
   ``P' = P/c²``); the iterates are those of the unscaled problem mapped by the same rule (up to rounding), so the
@@ -74,6 +97,7 @@ import numpy as np
 
 from ...core.linalg import row_norms
 from ...core.params import Boolean
+from ...core.safe import EPS, gap_radius
 from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
@@ -89,6 +113,7 @@ MIN_ROUND = 1 << 16  # updates per round at least (with shrinking): the Python s
 PG_ZERO = 1e-12      # |projected gradient| below this: no update (liblinear's test)
 XS_A, XS_B, XS_C = np.uint64(13), np.uint64(7), np.uint64(17)   # xorshift64 shifts (Marsaglia 2003)
 HALF = np.uint64(32)
+SCREEN_WORTH = 0.01  # a screening check that proves at least this fraction of the live samples is repeated next round
 
 numba_available = available  # whether numba exists here
 
@@ -229,6 +254,32 @@ def compiled_round():
     return _COMPILED
 
 
+def dcd_apply_screen(X, data, indices, indptr, y, box, a, w, index, start, removed, fixed):
+    """Apply a screening decision in place: ``a_i = 0`` for ``index[start:start + removed]``, ``a_i = C_i`` for the
+    ``fixed`` entries after them, with ``w`` kept equal to ``Σ a_i y_i x_i`` (one row axpy per changed ``a_i``)."""
+    for k in range(start, start + removed + fixed):
+        i = np.uint64(index[k])
+        new = 0.0 if k < start + removed else box[i]
+        delta = new - a[i]
+        if delta != 0.0:
+            if X is None:
+                sparse_axpy(delta * y[i], data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
+            else:
+                dense_axpy(delta * y[i], X, i, w)
+            a[i] = new
+
+
+_COMPILED_SCREEN = None
+
+
+def compiled_apply_screen():
+    """:func:`dcd_apply_screen` compiled (built on first use)."""
+    global _COMPILED_SCREEN
+    if _COMPILED_SCREEN is None:
+        _COMPILED_SCREEN = njit()(dcd_apply_screen)
+    return _COMPILED_SCREEN
+
+
 # the plan ------------------------------------------------------------------------------------------------
 @dataclass
 class DualCDState:
@@ -250,6 +301,12 @@ class DualCDState:
     primal: float = np.nan   # P(w) and D(a) at the last certificate check (iteration ``checked``)
     dual: float = np.nan
     checked: int = -1
+    live: int = -1           # index[:live] may move; index[live:] are screened (proven at their bound) for good
+    pending: tuple = (0, 0)  # screened at the last check, not yet applied: index[live:live+p0] -> 0, next p1 -> C_i
+    removed: int = 0         # screened so far: proven a*_i = 0, and a*_i = C_i
+    fixed: int = 0
+    screen_at: int = 1       # the iteration of the next check made for screening only, and the rounds between two
+    screen_every: int = 1
 
 
 class DualCoordinateDescent(DualityGapPlan):
@@ -269,7 +326,8 @@ class DualCoordinateDescent(DualityGapPlan):
     class Config:
         shrinking: bool = True     # Hsieh et al. §3.2
         compiled: bool | str = "auto"   # the round compiled by numba (True; "auto": when installed) or in NumPy
-        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED}
+        screening: bool = True     # gap-safe screening at every certificate check (Ndiaye et al. 2017)
+        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()]}
 
     def setup(self):
         form = self.form
@@ -283,6 +341,10 @@ class DualCoordinateDescent(DualityGapPlan):
         self.budget = max(self.n, MIN_ROUND) if self.config.shrinking else self.n   # updates per round
         self.round = compiled_round() if self.resolved_backend == "numba" else dcd_round
         self.rows = kernel_rows(self.X, self.csr)
+        self.use_screening = bool(self.config.screening)
+        if self.use_screening:
+            self.apply_screen = compiled_apply_screen() if self.resolved_backend == "numba" else dcd_apply_screen
+            self.norms = np.sqrt(self.qii)
 
     # helpers ---------------------------------------------------------------------------------------------
     def margins(self, w) -> np.ndarray:
@@ -319,15 +381,19 @@ class DualCoordinateDescent(DualityGapPlan):
         w = np.asarray(self.Xop.T @ (a * self.y)).ravel() if a.any() else np.zeros(self.d)
         seed = np.array([rng.integers(1, 2 ** 63)], dtype=np.uint64)   # xorshift64 needs a nonzero state
         st = DualCDState(t=0, a=a, w=w, index=self.movable.copy(), seed=seed, active=self.movable.shape[0],
-                         tol=budget.tol, gap_target=budget.tol)
+                         tol=budget.tol, gap_target=budget.tol, live=self.movable.shape[0])
         if a.any():
-            self.certify(st)
+            G = self.certify(st)
+            if self.use_screening:   # a warm start's gap already proves samples (the path's sequential rule)
+                self.screen(st, G)
         else:   # w = 0: every margin is 0, P = Σ C_i and D = 0 without a product with X
             st.primal, st.dual, st.checked = float(self.box.sum()), 0.0, 0
         return st
 
     def step(self, st):
         a, w, index, seed = st.a.copy(), st.w.copy(), st.index.copy(), st.seed.copy()   # updated in place
+        if st.pending[0] or st.pending[1]:   # the last check's screening decision (module docstring)
+            self.apply_screen(*self.rows, self.y, self.box, a, w, index, st.live, st.pending[0], st.pending[1])
         old_max, old_min = (st.pg_max, st.pg_min) if self.shrinking else (np.inf, -np.inf)
         sums = np.array([a.sum(), w @ w])   # exact at the start of every round
         active, pg_max, pg_min, pg_range, epochs, visits, converged, estimate = self.round(
@@ -337,11 +403,23 @@ class DualCoordinateDescent(DualityGapPlan):
                           pg_max=float(pg_max), pg_min=float(pg_min), pg_range=float(pg_range),
                           epochs=st.epochs + int(epochs), visits=st.visits + int(visits), eps_pg=st.eps_pg,
                           gap_target=st.gap_target, estimate=float(estimate), primal=st.primal, dual=st.dual,
-                          checked=st.checked)
+                          checked=st.checked, live=st.live, removed=st.removed, fixed=st.fixed)
         dual = float(sums[0] - 0.5 * sums[1])
         estimated = dual > 0.0 and estimate <= st.gap_target * dual
+        due = self.use_screening and nxt.t >= st.screen_at
+        nxt.screen_at, nxt.screen_every = st.screen_at, st.screen_every
+        if due and not (converged or estimated):
+            # a check for screening only (the stop rule's schedule is left as it is): after one round, then after
+            # twice as many rounds as last time while a check proves less than SCREEN_WORTH of the live samples,
+            # so that where nothing can be screened the checks cost O(log rounds) products with X
+            live = nxt.live
+            self.screen(nxt, self.certify(nxt))
+            nxt.screen_every = 1 if live - nxt.live >= SCREEN_WORTH * live else 2 * st.screen_every
+            nxt.screen_at = nxt.t + nxt.screen_every
         if converged or estimated:
             G = self.certify(nxt)
+            if self.use_screening:
+                self.screen(nxt, G)
             if self.relative_gap(nxt) > st.tol:   # not yet: ask more of the next check
                 if converged:
                     nxt.eps_pg = min(st.eps_pg, nxt.pg_range) * PG_EPS_DECAY
@@ -358,12 +436,52 @@ class DualCoordinateDescent(DualityGapPlan):
         extreme projected gradients (``a_i = 0``, ``G_i > max(M, 0)``; ``a_i = C_i``, ``G_i < min(m, 0)``), the test
         of the shrinking itself; the next epoch shrinks nothing (``M̄ = ∞``, ``m̄ = −∞``), as after liblinear's
         restore."""
-        idx = st.index
+        idx = st.index[:st.live]   # the screened coordinates (behind ``live``) stay out
         g, ai = G[idx], st.a[idx]
         shrunk = ((ai <= 0.0) & (g > max(pg_max, 0.0))) | ((ai >= self.box[idx]) & (g < min(pg_min, 0.0)))
-        st.index = np.concatenate([idx[~shrunk], idx[shrunk]])
+        st.index = np.concatenate([idx[~shrunk], idx[shrunk], st.index[st.live:]])
         st.active = int(idx.shape[0] - np.count_nonzero(shrunk))
         st.pg_max, st.pg_min = np.inf, -np.inf
+
+    def screen(self, st, G) -> None:
+        """Gap-safe screening at a certificate check (module docstring): with ``r = √(2(P(w) − D(a)))`` from
+        :func:`marginkit.core.safe.gap_radius`, the coordinates of ``index[:live]`` whose margin interval
+        ``y_i x_iᵀw ± r||x_i||`` lies above 1 (``a*_i = 0``) or below 1 (``a*_i = C_i``) move behind ``live``, the
+        first to 0 and the second to ``C_i`` (``pending``, applied by the next round). The active/shrunk order of the
+        others is kept. ``G = y ∘ Xw − 1`` are the certificate's margins minus 1."""
+        r = gap_radius({"primal": st.primal, "dual": st.dual})
+        if not np.isfinite(r):
+            return
+        idx = st.index[:st.live]
+        norms = self.norms[idx]
+        # the rounding of the margins: |fl(x_iᵀw) − x_iᵀw| <= (d + 2)·eps·||x_i||·||w|| (and of the subtraction of 1)
+        half = r * norms + ((self.d + 2) * EPS * float(np.sqrt(st.w @ st.w))) * norms + 4 * EPS
+        g = G[idx]
+        removed = g - half > 0.0    # margin interval above 1
+        fixed = g + half < 0.0      # below 1
+        out = removed | fixed
+        k = int(np.count_nonzero(out))
+        if k == 0:
+            return
+        head = idx[:st.active]
+        keep_head, keep_tail = head[~out[:st.active]], idx[st.active:][~out[st.active:]]
+        st.index = np.concatenate([keep_head, keep_tail, idx[removed], idx[fixed], st.index[st.live:]])
+        st.active = int(keep_head.shape[0])
+        st.live -= k
+        st.pending = (int(np.count_nonzero(removed)), int(np.count_nonzero(fixed)))
+        st.removed += st.pending[0]
+        st.fixed += st.pending[1]
+
+    def screened_sets(self, st) -> tuple[np.ndarray, np.ndarray]:
+        """The samples screened so far: ``(removed, fixed)``, proven ``a*_i = 0`` and ``a*_i = C_i`` (sorted indices;
+        the pending ones by their place behind ``live``, the applied ones by their value, since ``C_i > 0``)."""
+        p0, p1 = st.pending
+        pending = st.index[st.live:st.live + p0 + p1]
+        done = st.index[st.live + p0 + p1:]
+        at_zero = st.a[done] <= 0.0
+        removed = np.concatenate([pending[:p0], done[at_zero]])
+        fixed = np.concatenate([pending[p0:], done[~at_zero]])
+        return np.sort(removed), np.sort(fixed)
 
     def measure(self, st) -> dict:
         if st.checked != st.t:
@@ -372,9 +490,12 @@ class DualCoordinateDescent(DualityGapPlan):
             primal, dual = st.primal, st.dual
         return {"objective": primal, "dual_objective": dual, "duality_gap": primal - dual,
                 "active": float(st.active), "pg_range": st.pg_range, "epochs": float(st.epochs),
-                "visits": float(st.visits), "gap_estimate": st.estimate}
+                "visits": float(st.visits), "gap_estimate": st.estimate, "screened": float(st.removed + st.fixed)}
 
     def solution(self, st, status) -> Solution:
-        return Solution(w=st.w.copy(), status=status, certificate=self.gap_certificate(st), dual={"a": st.a.copy()},
+        certificate = self.gap_certificate(st)
+        if self.use_screening:
+            certificate["screened"] = {"removed": int(st.removed), "fixed": int(st.fixed)}
+        return Solution(w=st.w.copy(), status=status, certificate=certificate, dual={"a": st.a.copy()},
                         info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking,
                               "epochs": st.epochs})

@@ -1,0 +1,90 @@
+"""Time ``dual-cd`` to a certified relative gap with and without gap-safe screening, and ``marginkit.path`` over a
+grid of C against cold solves (issue 23, items 1 and 2). A script, not a test: the machine is shared, so each timing
+is the median of ``--repeat`` runs, with and without screening side by side.
+
+    python benchmarks/screening_timing.py dual-cd [--n 100000] [--repeat 3]
+    python benchmarks/screening_timing.py path [--n 100000] [--points 20]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import marginkit as mk
+
+
+def separated(n, d, noise=0.02, seed=0):
+    """Well-separated data with a little label noise: few support vectors (most margins far above 1)."""
+    rng = np.random.default_rng(seed)
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ u >= 0, 1.0, -1.0)
+    X += (1.5 * y)[:, None] * u              # push the classes apart along u
+    flip = rng.random(n) < noise
+    y[flip] *= -1
+    return X, y
+
+
+def overlapping(n, d, seed=0):
+    """Labels independent of the features: at C = 1 every sample is a support vector (nothing can be screened)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, d)), np.where(rng.random(n) < 0.5, 1.0, -1.0)
+
+
+def timed(problem, repeat, **options):
+    times, res = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = problem.solve("dual-cd", **options)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times, res
+
+
+def dual_cd(args):
+    for name, (X, y), C in (("separated", separated(args.n, 50), 1.0), ("overlapping", overlapping(args.n, 50), 1.0)):
+        problem = mk.SoftMarginSVM(X, y, C=C, bias=False)
+        problem.solve("dual-cd", tol=1e-2, seed=0)   # compile
+        row = {}
+        for screening in (False, True):
+            med, times, res = timed(problem, args.repeat, tol=args.tol, seed=0, max_iter=100000, screening=screening)
+            a = res.dual["a"]
+            row[screening] = med
+            print(f"{name:12s} screening={screening!s:5s} median {med:7.3f} s  runs {[round(t, 3) for t in times]} "
+                  f"status {res.status} gap {res.certificate['relative_gap']:.2e} epochs {res.info['epochs']} "
+                  f"SVs {np.count_nonzero(a > 0) / a.size:.1%} screened {res.certificate.get('screened')}",
+                  flush=True)
+        print(f"{name:12s} speed-up {row[False] / row[True]:.2f}x", flush=True)
+
+
+def path(args):
+    X, y = separated(args.n, 50, noise=0.05)
+    problem = mk.SoftMarginSVM(X, y, bias=False)
+    grid = np.logspace(-3, 1, args.points)
+    problem.solve("dual-cd", tol=1e-2, seed=0)
+    for screening in (False, True):
+        t0 = time.perf_counter()
+        res = mk.path(problem, C=grid, method="dual-cd", tol=args.tol, seed=0, max_iter=100000, screening=screening)
+        tp = time.perf_counter() - t0
+        print(f"path screening={screening}: {tp:.2f} s, statuses {sorted(set(r.status for r in res))}, "
+              f"screened at the last point {res[-1].certificate.get('screened')}", flush=True)
+    t0 = time.perf_counter()
+    cold = [mk.SoftMarginSVM(X, y, C=c, bias=False).solve("dual-cd", tol=args.tol, seed=0, max_iter=100000)
+            for c in grid]
+    tc = time.perf_counter() - t0
+    print(f"cold (screening on): {tc:.2f} s, statuses {sorted(set(r.status for r in cold))}; "
+          f"path/cold speed-up {tc / tp:.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=["dual-cd", "path"])
+    parser.add_argument("--n", type=int, default=100000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--points", type=int, default=20)
+    parser.add_argument("--tol", type=float, default=1e-6)
+    args = parser.parse_args()
+    {"dual-cd": dual_cd, "path": path}[args.what](args)

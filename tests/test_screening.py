@@ -1,0 +1,176 @@
+"""Issue 23, items 1-2: gap-safe screening in ``dual-cd`` and along ``marginkit.path``. A wrong screen is a wrong
+answer: over random instances with duplicates, zero rows, ties at margin 1, sample weights, sparse X and extreme
+scales, no screened sample contradicts the KKT conditions of the CVXPY optimum (removed: ``y_i x_iᵀw* >= 1``, fixed:
+``<= 1``), and the results with and without screening agree with the reference. The default run draws a quick sample
+of the property test; ``-m slow`` draws the issue's 2,000 instances."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import marginkit as mk
+from marginkit.plans.raj_bach import svm_coordinate
+
+numba_only = pytest.mark.skipif(not svm_coordinate.numba_available(), reason="numba is not installed")
+
+
+def _instance(seed: int):
+    """A random instance of the kinds the issue lists; ``(X as given, X dense, y, weights, C)``."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(6, 60)), int(rng.integers(1, 6))
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    if rng.random() < 0.3:                                  # duplicates, with the same or the opposite label
+        k = int(rng.integers(1, 4))
+        X[-k:] = X[:k]
+        if rng.random() < 0.5:
+            y[-k:] = -y[:k]
+    if rng.random() < 0.2:                                  # zero rows (a*_i = C_i always)
+        X[int(rng.integers(2, n))] = 0.0
+    if rng.random() < 0.2:                                  # rows on lattice points: margins tie at exactly 1
+        X = np.round(2 * X) / 2
+    X *= 10.0 ** rng.uniform(-3, 3)
+    if rng.random() < 0.3:
+        X = X * (10.0 ** rng.uniform(-2, 2, size=d))        # raw, unscaled columns
+    weights = rng.uniform(0.1, 3.0, size=n) if rng.random() < 0.3 else None
+    if weights is not None and rng.random() < 0.3:
+        weights[int(rng.integers(0, n))] = 0.0              # a weight of 0: C_i = 0, never visited
+    Xs = sp.csr_matrix(X) if rng.random() < 0.25 else X
+    C = float(10.0 ** rng.uniform(-2, 2))
+    # C·max||x_i||² sets the conditioning of the dual: rescale C so that every instance converges in the budget
+    C = min(C, 1e3 / max(float(np.max(np.sum(X * X, axis=1))), 1e-300))
+    return Xs, X, y, weights, C
+
+
+def _screened(problem, steps: int, seed: int, tol: float, **options):
+    """The last state of ``steps`` iterations of ``dual-cd`` and its ``(removed, fixed)`` sets."""
+    plan = problem.compile("dual-cd", **options)
+    state = None
+    for state in plan.iterate(steps, seed=seed, tol=tol):
+        pass
+    return plan, state, plan.screened_sets(state)
+
+
+def _kkt_violations(X, y, ref, removed, fixed) -> tuple[np.ndarray, np.ndarray]:
+    """Screened samples whose reference margin contradicts the screen (beyond the reference's own accuracy)."""
+    m = y * (X @ ref.w)
+    slack = 1e-6 * (1.0 + np.linalg.norm(X, axis=1) * np.linalg.norm(ref.w))
+    return removed[m[removed] < 1 - slack[removed]], fixed[m[fixed] > 1 + slack[fixed]]
+
+
+def _check_one(seed: int) -> None:
+    Xs, X, y, weights, C = _instance(seed)
+    problem = mk.SoftMarginSVM(Xs, y, C=C, bias=False, sample_weight=weights)
+    ref = problem.reference()
+    if ref.status != "optimal":
+        return                                              # no exact answer to compare with
+    rng = np.random.default_rng(seed + 1)
+    tol = float(10.0 ** rng.uniform(-10, -1))
+    _, state, (removed, fixed) = _screened(problem, int(rng.integers(1, 60)), seed, tol)
+    bad_removed, bad_fixed = _kkt_violations(X, y, ref, removed, fixed)
+    assert bad_removed.size == 0 and bad_fixed.size == 0, (seed, bad_removed, bad_fixed)
+    assert np.all(state.a[removed] == 0.0) or state.pending != (0, 0)
+    box = problem.C * (np.ones(y.size) if weights is None else weights)
+    assert not np.any(box[np.concatenate([removed, fixed])] == 0.0)   # C_i = 0 is never screened (never visited)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.integers(0, 2 ** 31 - 1))
+def test_no_screened_sample_violates_the_kkt_conditions_of_the_reference(seed):
+    _check_one(seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.integers(0, 2 ** 31 - 1))
+def test_no_screened_sample_violates_the_kkt_conditions_over_2000_instances(seed):
+    _check_one(seed)
+
+
+def _separated(n=400, d=5, seed=0, sparse=False, noise=0.02):
+    rng = np.random.default_rng(seed)
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ u >= 0, 1.0, -1.0)
+    X += (1.0 * y)[:, None] * u
+    y[rng.random(n) < noise] *= -1
+    if sparse:
+        X = np.where(rng.random((n, d)) < 0.6, X, 0.0)
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+@pytest.fixture(scope="module", params=["dense", "sparse"])
+def separated(request):
+    X, y = _separated(sparse=request.param == "sparse")
+    problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
+    return problem, problem.reference(), X, y
+
+
+def test_results_with_and_without_screening_agree_with_the_reference(separated):
+    problem, ref, X, y = separated
+    on = problem.solve("dual-cd", tol=1e-8, seed=0, max_iter=20000)
+    off = problem.solve("dual-cd", tol=1e-8, seed=0, max_iter=20000, screening=False)
+    for res in (on, off):
+        assert res.status == "optimal"
+        assert abs(res.value - ref.value) <= 1e-6 * abs(ref.value)
+        assert np.linalg.norm(res.w - ref.w) <= 1e-3 * np.linalg.norm(ref.w)
+    screened = on.certificate["screened"]
+    assert set(screened) == {"removed", "fixed"}
+    assert screened["removed"] > 0.5 * problem.n          # most samples are far from the margin here
+    assert screened["fixed"] > 0                           # the flipped labels are margin errors
+    assert "screened" not in off.certificate
+    # the reported counts are the screened sets, and each respects the reference's KKT conditions
+    _, state, (removed, fixed) = _screened(problem, on.iterations, 0, 1e-8)
+    assert (removed.size, fixed.size) == (screened["removed"], screened["fixed"])
+    bad_removed, bad_fixed = _kkt_violations(np.asarray(X.todense()) if sp.issparse(X) else X, y, ref, removed, fixed)
+    assert bad_removed.size == 0 and bad_fixed.size == 0
+
+
+def test_screening_is_an_option_declared_in_the_config():
+    X, y = _separated(n=60)
+    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
+    with pytest.raises(mk.ProblemError, match="screening"):
+        problem.solve("dual-cd", screening="yes")
+    assert "screening" in str(mk.describe("dual-cd"))
+
+
+def test_screened_samples_leave_the_epochs_for_good_and_shrinking_never_brings_them_back(separated):
+    problem, *_ = separated
+    plan = problem.compile("dual-cd")
+    seen = set()
+    for state in plan.iterate(60, seed=3, tol=1e-9):
+        removed, fixed = plan.screened_sets(state)
+        now = set(removed.tolist()) | set(fixed.tolist())
+        assert seen <= now                                 # once screened, screened for good
+        assert not now & set(state.index[:state.live].tolist())
+        assert state.active <= state.live
+        if state.pending == (0, 0):
+            assert np.all(state.a[removed] == 0.0) and np.all(state.a[fixed] == plan.box[fixed])
+        seen = now
+    assert seen
+
+
+def test_a_warm_start_screens_at_init():
+    X, y = _separated(n=300, seed=4)
+    problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
+    res = problem.solve("dual-cd", tol=1e-6, seed=0)
+    plan = problem.compile("dual-cd")
+    state = next(plan.iterate(0, seed=0, warm_start=res))
+    removed, fixed = plan.screened_sets(state)
+    assert removed.size + fixed.size > 0.5 * problem.n and state.pending == (removed.size, fixed.size)
+
+
+@numba_only
+@pytest.mark.parametrize("sparse", [False, True])
+def test_numba_and_numpy_screen_the_same_samples_with_the_same_iterates(sparse):
+    X, y = _separated(n=200, d=4, seed=5, sparse=sparse)
+    problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
+    fast = problem.solve("dual-cd", seed=7, max_iter=30, tol=0.0, compiled=True)
+    slow = problem.solve("dual-cd", seed=7, max_iter=30, tol=0.0, compiled=False)
+    assert fast.certificate["screened"] == slow.certificate["screened"]
+    assert sum(fast.certificate["screened"].values()) > 0
+    np.testing.assert_array_equal(fast.w, slow.w)
+    np.testing.assert_array_equal(fast.dual["a"], slow.dual["a"])
