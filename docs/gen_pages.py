@@ -224,11 +224,12 @@ API = {
     "Sets of ProjectionOntoIntersection": ["HalfSpace", "Hyperplane", "Ball", "Box"],
     "Results": ["core.result.Result", "core.result.Trace"],
     "Methods and options": ["methods", "describe", "api.describe.MethodDescription", "api.describe.OptionDescription"],
-    "Certifying, comparing, paths": ["certify", "path", "api.crossval.cross_validate", "api.report.Report"],
+    "Certifying, comparing, paths": ["certify", "path", "api.validation.certify_validation",
+                                     "api.crossval.cross_validate", "api.report.Report"],
     "scikit-learn": ["api.estimator.MarginClassifier", "api.onnx.to_onnx", "api.onnx.register_onnx_converter"],
     "Your own methods": ["register_method", "unregister_method", "engine.registry.MethodCard",
                          "api.testing.check_plan"],
-    "Data": ["api.datasets"],
+    "Data": ["api.datasets", "api.bundled_sets"],
     "Errors and warnings": ["ProblemError", "plans.common.numba_rows.PerformanceWarning"],
 }
 
