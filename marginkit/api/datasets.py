@@ -374,10 +374,33 @@ def _open_svmlight(files, n_features, sparse, zero_based):
 
 
 def _parquet_block(path, columns):
-    """Columns of one parquet shard as a float64 block (a task)."""
+    """Columns of one parquet shard as a float64 block (a task). A shard whose pages cannot be read or fail their
+    checksums (where the writer stored them: ``write_page_checksum=True``), or whose values leave its own footer's
+    min/max statistics, is a :class:`ProblemError` naming the file, raised where the block is first computed: the
+    problem's checks of ``X`` and ``y`` read every block, before any iteration. A footer is no proof of the pages;
+    values corrupted within the statistics' range are found only by checksums."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
-    table = pq.read_table(path, columns=columns)
-    return np.column_stack([np.asarray(table.column(c).to_numpy(), dtype=np.float64) for c in columns])
+    try:
+        shard = pq.ParquetFile(path, page_checksum_verification=True)
+        table = shard.read(columns=columns)
+        block = np.column_stack([np.asarray(table.column(c).to_numpy(), dtype=np.float64) for c in columns])
+    except (OSError, ValueError, pa.ArrowException) as exc:   # pyarrow's errors of a damaged file or column
+        raise ProblemError(f"path_or_glob: cannot read parquet shard {path!r}: {exc}") from None
+    meta = shard.metadata
+    for j, name in enumerate(columns):
+        k = meta.schema.names.index(name)
+        stats = [meta.row_group(g).column(k).statistics for g in range(meta.num_row_groups)]
+        if not stats or any(s is None or not s.has_min_max or s.physical_type not in _PARQUET_NUMBERS for s in stats):
+            continue
+        v = block[:, j][~np.isnan(block[:, j])]
+        if v.size and (v.min() < min(s.min for s in stats) or v.max() > max(s.max for s in stats)):
+            raise ProblemError(f"path_or_glob: parquet shard {path!r} is corrupt: column {name!r} holds values "
+                               f"outside the min/max statistics of its footer")
+    return block
+
+
+_PARQUET_NUMBERS = ("INT32", "INT64", "FLOAT", "DOUBLE")   # physical types whose statistics compare with floats
 
 
 def _open_parquet(files, path_or_glob, label):

@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..core.errors import SolverFailure
 from ..core.params import Interval, check_value, make_config
 from ..core.solution import Solution
 from .assemble import build_result, fill_test_error
@@ -143,7 +144,10 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
     status, t, message, timed_out = None, 0, None, False
     if resumed is None:
         clock = Clock(start if begin is None else min(begin, start), time_limit)
-        state = plan.init(make_rng(opts.seed), opts.warm_start, budget)
+        try:
+            state = plan.init(make_rng(opts.seed), opts.warm_start, budget)
+        except SolverFailure as exc:   # the data's cluster is lost (core/backend/dask_rows.py)
+            return _lost(exc, 0, None, recorder, start)
         clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
     else:
         start -= resumed["elapsed"]   # the reported time and time_limit count the time before the interruption
@@ -175,7 +179,11 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
             if at_rest:
                 at_rest = False
             else:
-                status = _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop, budget)
+                try:
+                    status = _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop,
+                                                budget)
+                except SolverFailure as exc:
+                    return _lost(exc, t, state, recorder, start)
                 if isinstance(status, tuple):   # the guard ended the run
                     state, t, message = status[1:]
                     if state is None:
@@ -201,7 +209,10 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
             if stops:
                 status = "user_limit"
                 break
-            nxt = plan.step(state)
+            try:
+                nxt = plan.step(state)
+            except SolverFailure as exc:
+                return _lost(exc, t, state, recorder, start)
             memo.advance()
             if not guard.finite(nxt):   # never a non-finite iterate under any status
                 status = "solver_error"
@@ -214,8 +225,11 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
     elapsed = _time.perf_counter() - start - recorder.paused
     if saver is not None:
         save({"status": status, "message": message, "timed_out": timed_out})
-    trace = recorder.finish(t, state, elapsed, status)
-    sol = _with_memo(plan.solution, memo)(state, status)
+    try:
+        trace = recorder.finish(t, state, elapsed, status)
+        sol = _with_memo(plan.solution, memo)(state, status)
+    except SolverFailure as exc:
+        return _lost(exc, t, state, recorder, start)
     sol.iterations, sol.time, sol.trace = t, elapsed, trace
     sol.setup_time = float(getattr(plan, "setup_time", 0.0))
     if message is not None:
@@ -229,6 +243,23 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
     if saver is not None and saver.interrupted:   # Ctrl-C during the last iteration: saved with its result
         raise KeyboardInterrupt
     return sol
+
+
+def _lost(exc: SolverFailure, t: int, state, recorder, start: float) -> Solution:
+    """The end of a run whose compute resources are lost (:class:`~marginkit.core.errors.SolverFailure`, raised by the
+    array backend when the dask cluster lost its scheduler or its workers failed a task): ``solver_error`` with the
+    reason in ``info["message"]``, the iterations and trace so far, and ``info["last_iterate"]``, the plan's snapshot
+    of its last iterate where that is on this process (a NumPy vector of the form the method ran on). ``w`` is None:
+    nothing more is computed, as every field of a result is recomputed on the data, which may be gone."""
+    info = {"message": str(exc)}
+    try:
+        last = None if state is None else recorder.snapshot(state)
+    except SolverFailure:   # the snapshot needs the lost cluster
+        last = None
+    if last is not None:
+        info["last_iterate"] = last
+    return Solution(w=None, status="solver_error", iterations=t, time=_time.perf_counter() - start - recorder.paused,
+                    setup_time=float(getattr(recorder.plan, "setup_time", 0.0)), trace=recorder.trace, info=info)
 
 
 def _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop, budget):

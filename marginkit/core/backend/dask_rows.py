@@ -2,9 +2,14 @@
 ``X`` and persisted after each product, length-d vectors are NumPy, and ``X`` itself is never computed."""
 from __future__ import annotations
 
+import sys
+import weakref
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import SolverFailure
 from .array_api import ArrayAPIBackend
 from .host import Backend, cached_index
 
@@ -15,7 +20,11 @@ class DaskBackend(Backend):
     ``xp`` is ``array_api_compat.dask.array`` (dask with the array-API signatures, e.g. ``clip(x, min=...)``);
     ``da`` is ``dask.array`` itself. Chunks may be dense NumPy or ``scipy.sparse`` matrices
     (``X.map_blocks(sp.csr_matrix)``): the products are then taken block by block (``X_k @ w``, ``X_kᵀ q_k``, then a
-    sum of K d-vectors), never densified; dense chunks keep dask's own ``X @ w`` and ``X.T @ q``."""
+    sum of K d-vectors), never densified; dense chunks keep dask's own ``X @ w`` and ``X.T @ q``.
+
+    Every computation goes through :meth:`compute` or :meth:`persist` (:meth:`persist_all`), which watch the
+    ``distributed`` client the data live on: a lost cluster is a :class:`~marginkit.core.errors.SolverFailure`
+    (:meth:`cluster`), never a raw distributed exception and never a wait on a client that has lost its scheduler."""
 
     kind = "dask"
     name = "dask"
@@ -32,26 +41,87 @@ class DaskBackend(Backend):
         self.xp = xp
         self.row_chunks = X.chunks[0]
         self.sparse = sp.issparse(getattr(X, "_meta", None))
+        self._client = None
+        self._watched()   # the client the problem's data are persisted on (its labels are, at construction)
 
-    def float(self, a) -> float:
-        return float(a.compute() if hasattr(a, "compute") else a)
+    # the cluster's faults (issue 25) ----------------------------------------------------------------------------
+    def _watched(self):
+        """The ``distributed`` client this data computes on: the default client when first seen (weakly held: a
+        problem does not keep a client open), or None (no client: dask's local schedulers, which lose nothing)."""
+        client = None if self._client is None else self._client()
+        if client is None and "distributed" in sys.modules:   # no program without distributed has a client
+            from distributed import default_client
+            try:
+                client = default_client()
+            except ValueError:   # no client open
+                return None
+            self._client = weakref.ref(client)
+        return client
 
-    def host(self, a):
-        return None if a is None else np.asarray(a.compute() if hasattr(a, "compute") else a)
+    def lost(self) -> str | None:
+        """Why the cluster cannot compute for this data now, or None: its client has lost the scheduler
+        (reconnecting, or closed once its reconnect window ran out). The data persisted there are gone then; a
+        computation given to a reconnecting client would wait for the whole window before failing."""
+        client = self._watched()
+        if client is None or client.status == "running":
+            return None
+        return (f"the dask client lost its scheduler (client status {client.status!r}): the data persisted on the "
+                f"cluster are gone; solve again on a running cluster")
 
-    def zeros_n(self, n: int):
-        return self.da.zeros(n, chunks=(self.row_chunks,)).persist()
+    @contextmanager
+    def cluster(self):
+        """Around a computation on the cluster: its faults as :class:`~marginkit.core.errors.SolverFailure` with the
+        reason. Raised at once when the client is already lost (:meth:`lost`); distributed's own failures (a future
+        cancelled, a connection closed, a task whose workers kept dying) always; an ``OSError``, ``TimeoutError`` or
+        ``ValueError`` (dask's local scheduler missing the keys of a closed client) only when the client is lost,
+        else re-raised as it is (a bug or bad data is never hidden as a fault of the cluster)."""
+        reason = self.lost()
+        if reason is not None:
+            raise SolverFailure(reason)
+        try:
+            yield
+        except _cluster_errors() as exc:
+            raise SolverFailure(f"{self.lost() or 'the dask cluster failed'} ({_first_line(exc)})") from exc
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = self.lost()
+            if reason is None:
+                raise
+            raise SolverFailure(f"{reason} ({_first_line(exc)})") from exc
 
-    def asarray_n(self, v, like=None):
-        return self.da.from_array(np.asarray(v, dtype=np.float64), chunks=(self.row_chunks,)).persist()
+    def compute(self, *values) -> tuple:
+        """``dask.compute(*values)`` (one graph for all of them), watched by :meth:`cluster`."""
+        import dask
+        with self.cluster():
+            return dask.compute(*values)
 
     def persist(self, a):
-        return a.persist() if hasattr(a, "persist") else a
+        if not hasattr(a, "persist"):
+            return a
+        with self.cluster():
+            return a.persist()
+
+    def persist_all(self, *arrays) -> tuple:
+        import dask
+        with self.cluster():
+            return dask.persist(*arrays)
+
+    # ----------------------------------------------------------------------------------------------------------------
+    def float(self, a) -> float:
+        return float(self.compute(a)[0] if hasattr(a, "compute") else a)
+
+    def host(self, a):
+        return None if a is None else np.asarray(self.compute(a)[0] if hasattr(a, "compute") else a)
+
+    def zeros_n(self, n: int):
+        return self.persist(self.da.zeros(n, chunks=(self.row_chunks,)))
+
+    def asarray_n(self, v, like=None):
+        return self.persist(self.da.from_array(np.asarray(v, dtype=np.float64), chunks=(self.row_chunks,)))
 
     def norm(self, v) -> float:
         """``||v||`` as a float; an n-side (dask) ``v`` is reduced where it lives (one scalar to the driver)."""
         if hasattr(v, "compute"):
-            return float(self.da.sqrt(self.da.sum(v * v)).compute())
+            return self.float(self.da.sqrt(self.da.sum(v * v)))
         return float(np.linalg.norm(v))
 
     lazy_norm = norm
@@ -65,8 +135,7 @@ class DaskBackend(Backend):
     lazy = float
 
     def floats(self, *values) -> list:
-        import dask
-        return [float(v) for v in dask.compute(*values)]   # one graph for all of them
+        return [float(v) for v in self.compute(*values)]   # one graph for all of them
 
     def copy(self, a):
         return a
@@ -89,11 +158,7 @@ class DaskBackend(Backend):
         return v + value * (self._index_n(v.shape[0]) == i).astype(np.float64)
 
     def rmatmat(self, X, M):
-        return np.asarray((X.T @ M).compute())
-
-    def persist_all(self, *arrays) -> tuple:
-        import dask
-        return dask.persist(*arrays)
+        return np.asarray(self.compute(X.T @ M)[0])
 
     def _sparse(self, X) -> bool:
         return sp.issparse(getattr(X, "_meta", None))
@@ -101,8 +166,8 @@ class DaskBackend(Backend):
     def matvec(self, X, w):
         w = np.asarray(w, dtype=np.float64)
         if self._sparse(X):   # per-block products (dask's matmul does not take scipy.sparse chunks)
-            return X.map_blocks(_block_matvec, w, drop_axis=1, dtype=np.float64, meta=np.empty(0)).persist()
-        return (X @ w).persist()
+            return self.persist(X.map_blocks(_block_matvec, w, drop_axis=1, dtype=np.float64, meta=np.empty(0)))
+        return self.persist(X @ w)
 
     def rmatvec(self, X, q, XT=None):
         if self._sparse(X):   # K d-vectors X_kᵀ q_k, summed: one (K, d) array reduced on the workers
@@ -112,17 +177,17 @@ class DaskBackend(Backend):
                 q = q.rechunk((X.chunks[0],))
             parts = self.da.blockwise(_block_rmatvec, "ij", X, "ij", q, "i", dtype=np.float64,
                                       adjust_chunks={"i": 1}, meta=np.empty((0, 0)))
-            return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64).ravel()
-        return np.asarray((X.T @ q).compute()).ravel()
+            return np.asarray(self.compute(parts.sum(axis=0))[0], dtype=np.float64).ravel()
+        return np.asarray(self.compute(X.T @ q)[0]).ravel()
 
     def row(self, X, i: int):
-        r = X[i:i + 1].compute()
+        r = self.compute(X[i:i + 1])[0]
         return r.toarray().ravel() if sp.issparse(r) else np.asarray(r, dtype=float).ravel()
 
     def row_sq_norms(self, X):
         if self._sparse(X):
-            return X.map_blocks(_block_sq_norms, drop_axis=1, dtype=np.float64, meta=np.empty(0)).persist()
-        return (X * X).sum(axis=1).persist()
+            return self.persist(X.map_blocks(_block_sq_norms, drop_axis=1, dtype=np.float64, meta=np.empty(0)))
+        return self.persist((X * X).sum(axis=1))
 
     spectral_norm_sq = ArrayAPIBackend.spectral_norm_sq
 
@@ -146,11 +211,28 @@ class DaskBackend(Backend):
         return self.xp.where(pos, classes[1], classes[0])   # lazy, like pos
 
     def _index_n(self, n: int):
-        return cached_index(self, n, lambda n: self.da.arange(n, chunks=(self.row_chunks,)).persist())
+        return cached_index(self, n, lambda n: self.persist(self.da.arange(n, chunks=(self.row_chunks,))))
 
     def describe(self) -> str:
         kind = "sparse " if self.sparse else ""
         return f"dask ({len(self.row_chunks)} {kind}row chunks)"
+
+
+def _cluster_errors() -> tuple:
+    """distributed's exceptions that are a fault of the cluster whatever the computation: a future cancelled (its
+    client lost the scheduler), a connection closed, a task that killed ``allowed-failures`` workers. Empty while
+    distributed is not imported (no client can exist then)."""
+    if "distributed" not in sys.modules:
+        return ()
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+    from distributed.comm import CommClosedError
+    return FutureCancelledError, CommClosedError, KilledWorker
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
 # block functions of the dask backend (module level: they pickle by reference to a distributed worker)

@@ -234,7 +234,7 @@ class CoCoAPlus(DualityGapPlan):
         Xb, yb, boxb, _ = self.blocks()
         parts = [dask.delayed(self.cert_fn, pure=False)(x, a, y, c, st.w)
                  for x, a, y, c in zip(Xb, ab, yb, boxb)]
-        self.store(st, self.combine(dask.compute(*parts)))
+        self.store(st, self.combine(self.bk.compute(*parts)))
 
     def combine(self, parts):
         """The blocks' certificate replies combined on the driver (here: summed, in block order)."""
@@ -255,7 +255,7 @@ class CoCoAPlus(DualityGapPlan):
         Xb, yb, _, _ = self.blocks()
         parts = [dask.delayed(_block_rmatvec)(x, dask.delayed(np.multiply)(y, v))
                  for x, y, v in zip(Xb, yb, a.to_delayed().ravel())]
-        return np.sum(dask.compute(*parts), axis=0)
+        return np.sum(self.bk.compute(*parts), axis=0)
 
     def cocoa_info(self) -> dict:
         return {"aggregation": self.aggregation, "blocks": self.K, "sigma": self.sigma, "gamma": self.gamma,
@@ -288,8 +288,10 @@ class CoCoAPlus(DualityGapPlan):
                  for x, a, y, c in zip(Xb, a_parts, yb, boxb)]
         a_new = da.concatenate([da.from_delayed(a, (m,), dtype=np.float64, meta=np.empty(0))
                                 for a, m in zip(a_parts, self.row_chunks)])
-        a_new, total, *certs = dask.persist(a_new, total, *certs)   # a stays where it was computed
-        (w, info), *certs = dask.compute(total, *certs)              # w, 2 counters and 2K scalars to the driver
+        # a stays where it was computed; w, 2 counters and 2K scalars come to the driver (a lost cluster: the
+        # backend's SolverFailure, which ends the run with solver_error)
+        a_new, total, *certs = self.bk.persist_all(a_new, total, *certs)
+        (w, info), *certs = self.bk.compute(total, *certs)
         nxt = self.State(t=st.t + 1, a=a_new, w=w, root=st.root, visits=st.visits + int(info[0]),
                          epochs=st.epochs + float(info[1]) / self.K)
         self.store(nxt, self.combine(certs))
