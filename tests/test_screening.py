@@ -174,3 +174,39 @@ def test_numba_and_numpy_screen_the_same_samples_with_the_same_iterates(sparse):
     assert sum(fast.certificate["screened"].values()) > 0
     np.testing.assert_array_equal(fast.w, slow.w)
     np.testing.assert_array_equal(fast.dual["a"], slow.dual["a"])
+
+
+# item 2: sequential screening along the path ---------------------------------------------------------------------
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_sequential_rule_proves_only_what_the_next_optimum_satisfies(sparse):
+    from marginkit.api.path import sequential_screen
+    X, y = _separated(n=300, d=4, seed=6, sparse=sparse, noise=0.05)
+    weights = np.random.default_rng(6).uniform(0.2, 2.0, size=y.size)
+    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=False, sample_weight=weights)
+    Xd = np.asarray(X.todense()) if sp.issparse(X) else X
+    grid = np.logspace(-2, 1, 8)
+    proven = 0
+    for c0, c1 in zip(grid[:-1], grid[1:]):
+        previous = mk.SoftMarginSVM(X, y, C=c0, bias=False, sample_weight=weights).solve("dual-cd", tol=1e-6, seed=0)
+        removed, fixed = sequential_screen(problem, previous, c0, c1)
+        ref = mk.SoftMarginSVM(X, y, C=c1, bias=False, sample_weight=weights).reference()
+        bad_removed, bad_fixed = _kkt_violations(Xd, y, ref, removed, fixed)
+        assert bad_removed.size == 0 and bad_fixed.size == 0, (c1, bad_removed, bad_fixed)
+        proven += removed.size + fixed.size
+    assert proven > 0
+
+
+def test_path_with_sequential_screening_is_certified_and_agrees_with_the_path_without():
+    X, y = _separated(n=400, d=5, seed=7, noise=0.05)
+    problem = mk.SoftMarginSVM(X, y, bias=False)
+    grid = np.logspace(-2, 1, 6)
+    on = mk.path(problem, C=grid, method="dual-cd", tol=1e-8, seed=0, max_iter=20000)
+    off = mk.path(problem, C=grid, method="dual-cd", tol=1e-8, seed=0, max_iter=20000, screening=False)
+    assert all(r.status == "optimal" and r.certificate["relative_gap"] <= 1e-8 for r in on + off)
+    assert all(sum(r.certificate["screened"].values()) > 0 for r in on[1:])
+    for c, a, b in zip(grid, on, off):
+        assert a.value == pytest.approx(b.value, rel=2e-8)
+        assert np.linalg.norm(a.w - b.w) <= 1e-3 * np.linalg.norm(b.w)
+        assert a.info["C"] == c
+    ref = mk.SoftMarginSVM(X, y, C=float(grid[-1]), bias=False).reference()
+    assert abs(on[-1].value - ref.value) <= 1e-6 * abs(ref.value)

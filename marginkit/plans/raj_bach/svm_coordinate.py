@@ -368,6 +368,24 @@ class DualCoordinateDescent(DualityGapPlan):
         st.checked = st.t
         return G
 
+    def start_screened(self, st, removed, fixed) -> None:
+        """Start with the samples ``removed`` (proven ``a*_i = 0``) and ``fixed`` (proven ``a*_i = C_i``) screened:
+        their ``a_i`` set, ``w`` recomputed from ``a`` (one product with X) and the indices put behind ``live``. The
+        proof is the caller's (:func:`marginkit.api.path.sequential_screen`); samples with ``C_i = 0`` are ignored."""
+        out = np.zeros(self.n, dtype=np.int8)
+        out[np.asarray(removed, dtype=np.int64)] = 1
+        out[np.asarray(fixed, dtype=np.int64)] = 2
+        out[self.box <= 0.0] = 0
+        if not out.any():
+            return
+        st.a[out == 1] = 0.0
+        st.a[out == 2] = self.box[out == 2]
+        st.w = np.asarray(self.Xop.T @ (st.a * self.y)).ravel()
+        mark = out[self.movable]
+        st.index = np.concatenate([self.movable[mark == 0], self.movable[mark == 1], self.movable[mark == 2]])
+        st.live = st.active = int(np.count_nonzero(mark == 0))
+        st.removed, st.fixed = int(np.count_nonzero(mark == 1)), int(np.count_nonzero(mark == 2))
+
     def start_a(self, warm_start):
         if warm_start is None:
             return np.zeros(self.n)
@@ -382,6 +400,9 @@ class DualCoordinateDescent(DualityGapPlan):
         seed = np.array([rng.integers(1, 2 ** 63)], dtype=np.uint64)   # xorshift64 needs a nonzero state
         st = DualCDState(t=0, a=a, w=w, index=self.movable.copy(), seed=seed, active=self.movable.shape[0],
                          tol=budget.tol, gap_target=budget.tol, live=self.movable.shape[0])
+        given = getattr(warm_start, "screened", None) if self.use_screening else None
+        if given is not None:   # proven by marginkit.path's sequential rule for this C (api/path.py)
+            self.start_screened(st, *given)
         if a.any():
             G = self.certify(st)
             if self.use_screening:   # a warm start's gap already proves samples (the path's sequential rule)
