@@ -224,8 +224,8 @@ _ON_DASK = ("numpy", "dask")
 _IPM = dict(paper='Ferris & Munson (2003); Gertz & Wright (2003, OOQP); Mehrotra (1992)',
             algorithm='primal–dual interior point, Mehrotra predictor–corrector; normal equations I + XᵀDX '
                       '(d × d, bordered with a bias) by Cholesky, dense (BLAS) or CSR',
-            rate='O(√n log(1/ε)) iterations for short-step path following (Kojima, Mizuno & Yoshise 1989); '
-                 'none proven for Mehrotra\'s rule (stop by the certified gap)',
+            rate='O(√n log(1/ε)) iterations for short-step path following on convex QPs (Monteiro & Adler 1989, '
+                 'Part II); none proven for Mehrotra\'s rule (stop by the certified gap)',
             requires=(("no_kernel", "the interior-point method works on the primal w: linear problems only "
                                     "(no kernel)"),))
 

@@ -3,8 +3,8 @@
 Papers: M. C. Ferris & T. S. Munson, *Interior-point methods for massive support vector machines*, SIAM J. Optim.
 13(3):783–804, 2003, §2 (the primal–dual system of the linear SVM) and §3 (its linear algebra: a system of the size
 of the feature space); E. M. Gertz & S. J. Wright, *Object-oriented software for quadratic programming*, ACM TOMS
-29(1):58–81, 2003, §3 (the QP's Newton system, its reduction by elimination of the diagonal blocks, and Mehrotra's
-predictor–corrector, their §3.2 and Algorithm MPC); S. Mehrotra, *On the implementation of a primal–dual interior
+29(1):58–81, 2003 (the QP's Newton system, its reduction by elimination of the diagonal blocks, and Mehrotra's
+predictor–corrector as OOQP implements it); S. Mehrotra, *On the implementation of a primal–dual interior
 point method*, SIAM J. Optim. 2(4), 1992 (the centering rule σ = (μ_aff/μ)³).
 
 **The problem.** With ``C_i = C·s_i`` (``problem.box``), on the samples with ``C_i > 0`` (the others carry no term)::
@@ -12,7 +12,7 @@ point method*, SIAM J. Optim. 2(4), 1992 (the centering rule σ = (μ_aff/μ)³)
     min  ½||w||² + Σ C_i ξ_i    s.t.   y_i(x_iᵀw + b) + ξ_i − 1 = s_i,   s >= 0,   ξ >= 0,
 
 (the hard margin of ``MaxMargin`` has no ``ξ``; without a bias ``b = 0``). Its multipliers are ``α`` (of the
-margins) and ``η`` (of ``ξ >= 0``), and the optimality conditions are (Ferris & Munson (2.3); Gertz & Wright (3))::
+margins) and ``η`` (of ``ξ >= 0``), and the optimality conditions are (Ferris & Munson §2)::
 
     r_w = w − Xᵀ(y∘α) = 0,   r_b = yᵀα = 0,   r_η = C − α − η = 0,   r_s = s − y∘(Xw + b) − ξ + 1 = 0,
     s∘α = μ1,   ξ∘η = μ1,   (s, α, ξ, η) >= 0,   μ → 0.
@@ -37,10 +37,10 @@ and then (1), (2), using ``y∘y = 1``, are the normal equations, ``d + 1`` unkn
     [ 1ᵀDX       1ᵀD1 ] [db] = [  r_b + yᵀ(D∘g)   ]
 
 symmetric positive definite for ``D > 0`` (it is ``[X 1]ᵀD[X 1] + diag(I, 0)``; Ferris & Munson §3 solve the same
-system through Sherman–Morrison–Woodbury, Gertz & Wright §4.2 by the same elimination). It is formed and factored
-once per iteration (:mod:`.normal`) and solved twice, for the predictor and the corrector.
+system through Sherman–Morrison–Woodbury; OOQP reduces its Newton systems by the same elimination). It is formed and
+factored once per iteration (:mod:`.normal`) and solved twice, for the predictor and the corrector.
 
-**Mehrotra's rule** (Gertz & Wright, Algorithm MPC): the affine direction (``σ = 0``), its longest step ``τ_aff`` in
+**Mehrotra's rule** (Mehrotra 1992, as in OOQP): the affine direction (``σ = 0``), its longest step ``τ_aff`` in
 the positive orthant and ``μ_aff``; ``σ = (μ_aff/μ)³``; the corrected direction; the step ``τ = min(1, θ·τ_max)`` with
 ``θ = 0.995`` (one step length for primal and dual: the QP's ``w`` appears in both residuals). The linear residuals
 shrink by ``1 − τ`` each iteration, so they vanish after a full step.
@@ -67,7 +67,7 @@ from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan
 from .normal import Breakdown, NormalEquations
 
-STEP_FRACTION = 0.995   # θ: the fraction of the longest step to the boundary (Gertz & Wright's default is 0.99..0.995)
+STEP_FRACTION = 0.995   # θ: the fraction of the longest step to the boundary
 MU_FLOOR = 1e-15        # μ/μ₀ below which no step is taken (module docstring)
 MIN_STEP = 1e-12        # a step length below this makes no progress: the iteration has stalled
 MAX_COLUMNS = 3000      # default: d above this is declined at compile time (the d × d matrix: 72 MB, d³/3 flops)
@@ -165,7 +165,8 @@ class InteriorPointPlan(IterationPlan):
 
     def init(self, rng, warm_start, budget=None):
         # a warm start is checked and not used: a point off the central path slows an interior-point method down
-        # (Gondzio & Grothey, SIAM J. Optim. 13(3), 2003, §1); the method starts from its own centred point
+        # (Gondzio & Grothey, "Reoptimization with the primal-dual interior point method", SIAM J. Optim. 13(3));
+        # the method starts from its own centred point
         parse_warm_start(warm_start, self.d)
         alpha, s, xi, eta = self.start()
         mu = self.complementarity(alpha, s, xi, eta)
