@@ -138,3 +138,30 @@ def test_validation_set_is_checked():
     X, y, Xv, yv = _split()
     with pytest.raises(mk.ProblemError, match="test_set"):
         mk.path(mk.SoftMarginSVM(X, y), C=[0.1, 1.0], validation=(Xv[:, :3], yv))
+
+
+# --- issue 23, item 3: stop once every prediction on a set is certified --------------------------------------------
+def test_stop_when_predictions_stops_early_with_every_label_proven():
+    X, y, Xt = _data(n=2000, d=20)
+    P = mk.SoftMarginSVM(X, y, bias=True)
+    full = P.solve("fista", tol=1e-10, max_iter=100_000)
+    res = P.solve("fista", tol=1e-10, max_iter=100_000, stop_when="predictions", X_certify=Xt[:200])
+    assert res.status == "user_limit" and res.info["stopped_by"] == "predictions"
+    assert res.iterations < full.iterations
+    labels, certain = res.predict(Xt[:200], certified=True)
+    assert certain.all() and np.all(labels == P.reference().predict(Xt[:200]))
+    again = P.solve("fista", tol=1e-10, max_iter=100_000, stop_when="predictions", X_certify=Xt[:200], trace=None)
+    assert again.iterations == res.iterations and np.array_equal(again.w, res.w)   # the trace changes nothing
+
+
+@pytest.mark.parametrize("options, word", [({"stop_when": "predictions"}, "X_certify"),
+                                           ({"X_certify": np.zeros((2, 10))}, "stop_when"),
+                                           ({"stop_when": "labels", "X_certify": np.zeros((2, 10))}, "stop_when"),
+                                           ({"stop_when": "predictions", "X_certify": np.zeros((2, 3))}, "X_certify")])
+def test_stop_when_is_checked_at_compile(options, word):
+    X, y, _ = _data()
+    with pytest.raises(mk.ProblemError, match=word):
+        mk.SoftMarginSVM(X, y).compile("fista", **options)
+    with pytest.raises(mk.ProblemError, match="SoftMarginSVM"):
+        mk.MaxMargin(X[y * X[:, 0] > 0.3], y[y * X[:, 0] > 0.3]).compile(
+            "gd", stop_when="predictions", X_certify=np.zeros((2, 10)))

@@ -54,6 +54,11 @@ class RunOptions:
         "a checkpoint file (checkpoint=) of this problem, method and options: the run continues from it with the same "
         "iteration count, trace, schedules and random stream, bit for bit the uninterrupted run; options not given "
         "are the checkpoint's")
+    stop_when: str | None = _doc(
+        "'predictions': also stop (status 'user_limit', info['stopped_by'] = 'predictions') as soon as every "
+        "prediction on X_certify is proven to be the exact optimum's (soft-margin SVM: the duality gap's ball, "
+        "marginkit.core.safe), checked with the certificate on a geometric schedule of iterations")
+    X_certify: Any = _doc("the points whose predictions stop_when='predictions' waits for")
 
     constraints: ClassVar[dict] = {
         "max_iter": [None, Interval(int, 0, None)],
@@ -67,10 +72,15 @@ class RunOptions:
         "checkpoint": [None, _PATH],
         "checkpoint_every": [Interval(float, 0, None)],
         "resume": [None, _PATH],
+        "stop_when": [None, Options("predictions")],
     }
 
     def validate(self, method: str) -> None:
         make_rng(self.seed)   # a seed numpy rejects is a ProblemError naming ``seed``, at compile time
+        if (self.stop_when is None) != (self.X_certify is None):
+            raise ProblemError(f"{method}: stop_when='predictions' and X_certify go together (the points whose "
+                               f"predictions must be certified before the run stops); got stop_when="
+                               f"{self.stop_when!r} with{'out' if self.X_certify is None else ''} X_certify")
         if self.checkpoint is not None:
             folder = os.path.dirname(os.path.abspath(self.checkpoint))
             if os.path.isdir(self.checkpoint) or not os.path.isdir(folder):

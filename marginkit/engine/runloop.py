@@ -139,6 +139,7 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
     stop = _with_memo(plan.stop, memo)
     recorder = Recorder(plan, opts, _with_memo(plan.measure, memo), _with_memo(plan.snapshot, memo))
     saver = None if opts.checkpoint is None else Checkpointer(plan, opts.checkpoint, opts.checkpoint_every)
+    predictions = None if opts.stop_when is None else PredictionStop(plan, opts.X_certify)
 
     start = _time.perf_counter()
     status, t, message, timed_out = None, 0, None, False
@@ -190,6 +191,9 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
                         return Solution(w=None, status="solver_error", time=_time.perf_counter() - start,
                                         trace=recorder.trace, info={"message": message})
                     status = "solver_error"
+                if status is None and predictions is not None and predictions.due(t, check_every) and \
+                        predictions(state, memo):
+                    status = "user_limit"
                 if status is not None:
                     break
                 if saver is not None and (saver.interrupted or saver.due()):
@@ -236,6 +240,8 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
         sol.info = {**sol.info, "message": message}
     if timed_out:   # which budget ended the run (the clock stops it a predicted iteration early)
         sol.info = {**sol.info, "stopped_by": "time_limit"}
+    if predictions is not None and predictions.fired:
+        sol.info = {**sol.info, "stopped_by": "predictions"}
     if resumed is not None:
         sol.info = {**sol.info, "resumed_at": int(resumed["t"])}
     if saver is not None and saver.failed:
@@ -260,6 +266,43 @@ def _lost(exc: SolverFailure, t: int, state, recorder, start: float) -> Solution
         info["last_iterate"] = last
     return Solution(w=None, status="solver_error", iterations=t, time=_time.perf_counter() - start - recorder.paused,
                     setup_time=float(getattr(recorder.plan, "setup_time", 0.0)), trace=recorder.trace, info=info)
+
+
+class PredictionStop:
+    """``stop_when="predictions"``: whether every prediction on ``X_certify`` is proven to be the exact optimum's at
+    the current iterate (:meth:`marginkit.Result.predict` with ``certified=True``: the duality gap's ball). Asked at
+    checks on the geometric schedule (a function of ``t`` only, so neither the trace nor a resume changes the stop),
+    with the certificate the stop rule has just computed (the loop's memo)."""
+
+    def __init__(self, plan, X_certify):
+        self.plan, self.fired = plan, False
+        self.X = check_prediction_stop(plan.origin, X_certify)
+
+    def due(self, t: int, check_every: int) -> bool:
+        return t % check_every == 0 and on_geometric_schedule(t)
+
+    def __call__(self, state, memo) -> bool:
+        plan = self.plan
+        sol = _with_memo(plan.solution, memo)(state, "user_limit")
+        sol = plan.chain.invert(sol) if plan.chain is not None else sol
+        res = build_result(plan.origin, sol, plan.method, form=plan.form)
+        if res.w is None and res.dual_coef is None:
+            return False
+        _, lo, hi = res._decision_interval(self.X)
+        self.fired = bool(np.all((lo > 0) | (hi < 0)))
+        return self.fired
+
+
+def check_prediction_stop(problem, X_certify):
+    """``X_certify`` checked for ``problem`` (``ProblemError`` naming it): a soft-margin SVM's points of its width."""
+    from ..core.validation import ProblemError, check_matrix
+    if getattr(problem, "form", "") != "SoftMarginSVM":
+        raise ProblemError("stop_when='predictions' is proven for SoftMarginSVM problems (the duality gap bounds "
+                           f"||w - w*||); got {type(problem).__name__}")
+    X = check_matrix(X_certify, "X_certify")
+    if X.shape[1] != problem.X.shape[1]:
+        raise ProblemError(f"X_certify has {X.shape[1]} columns; the problem's X has {problem.X.shape[1]}")
+    return X
 
 
 def _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop, budget):
@@ -348,7 +391,8 @@ class IterationPlan:
         object.__setattr__(self, "chain", chain)
         object.__setattr__(self, "method", method or self.name)
         # the run options given at compile time, checked now (``compile(..., tol=-1)`` raises, not ``run()``)
-        run_options(self.method, dict(run_defaults or {}))
+        if run_options(self.method, dict(run_defaults or {})).stop_when is not None:
+            check_prediction_stop(self.origin, run_defaults["X_certify"])
         object.__setattr__(self, "run_defaults", MappingProxyType(dict(run_defaults or {})))
         start = _time.perf_counter()
         self.setup()
