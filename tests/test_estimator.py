@@ -164,10 +164,10 @@ def test_attributes_follow_sklearn_conventions(separable):
 
 def test_dual_methods_expose_dual_coef_and_support(separable, overlapping):
     X, y = separable
-    est = MarginClassifier(problem="max-margin").fit(X, y)
+    est = MarginClassifier(problem="max-margin", method="cvxpy").fit(X, y)
     np.testing.assert_allclose(est.dual_coef_ @ X[est.support_], est.coef_, atol=1e-6)
     Xo, yo = overlapping
-    soft = MarginClassifier(tol=1e-8, max_iter=100000).fit(Xo, yo)             # dual-cd-bias: its multipliers
+    soft = MarginClassifier(method="dual-cd-bias", tol=1e-8, max_iter=100000).fit(Xo, yo)   # its multipliers
     np.testing.assert_allclose(soft.dual_coef_ @ Xo[soft.support_], soft.coef_, atol=1e-6)
     k = MarginClassifier(kernel="rbf", method="cvxpy").fit(Xo, yo)
     assert k.dual_coef_.shape == (1, k.support_.size) and np.all(np.abs(k.dual_coef_) <= 1.0 + 1e-9)
@@ -437,6 +437,7 @@ def test_class_weight_balanced_equals_the_corresponding_sample_weight(method):
 
 def test_default_method_follows_the_problem():
     from marginkit.api.path import default_method
+    from marginkit.engine.choice import choose
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 3))
     y = np.where(X[:, 0] > 0, 1, -1)
@@ -460,7 +461,10 @@ def test_default_method_follows_the_problem():
             problem, _ = est._build(X, y.astype(float), weights)
             listed = mk.methods(problem)
             expected = next((m for m in preferred if m in listed), "cvxpy")
-            assert est.result_.method == expected == default_method(problem), (params, weights is not None)
+            # issue 24: the cost model may prefer the interior-point method where it applies (linear, few columns)
+            chosen, why = choose(problem)
+            assert chosen == expected or (chosen == "ipm" and "ipm" in listed), (params, why)
+            assert est.result_.method == chosen == default_method(problem), (params, weights is not None)
 
 
 def test_a_method_without_weights_is_named_when_weights_are_given(overlapping):

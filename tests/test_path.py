@@ -71,7 +71,7 @@ def test_default_method_path_is_certified_with_sample_weights(gaussian):
         _agrees_with_reference(problem, res, C, 1e-6)
 
 
-@pytest.mark.parametrize("data,method,factor", [("cancer", None, 0.8), ("gaussian", "fista", 1.0)])
+@pytest.mark.parametrize("data,method,factor", [("cancer", "dual-cd-bias", 0.8), ("gaussian", "fista", 1.0)])
 def test_warm_started_path_needs_fewer_iterations_than_cold_solves(data, method, factor, request):
     """The quick variant of the timing in test_path_is_faster_than_cold_solves (slow): iteration counts."""
     if data == "cancer":

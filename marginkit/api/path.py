@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from ..core.result import Result
 from ..core.validation import ProblemError
+from ..engine.choice import PREFERRED, choose  # noqa: F401  (PREFERRED: re-exported)
 from ..engine.graph import methods
 from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 
@@ -49,29 +50,11 @@ from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 #: previous result as it is
 RESCALED = frozenset({"dual-cd", "dual-cd-bias"})
 
-#: the fast certified methods tried first for each problem (the estimator's default, ``method=None``), in order; a
-#: method the problem does not list (a kernel, an offset, sample weights it does not handle) is skipped, then the
-#: CVXPY reference is the fallback
-PREFERRED = {
-    ("SoftMarginSVM", True): ("dual-cd-bias", "fista"),
-    ("SoftMarginSVM", False): ("dual-cd", "fista"),
-    # dykstra-accelerated certifies 1e-4 in about half the iterations of dual-accelerated (measured on random and
-    # digits 0-vs-1 data); it has no kernel form, dual-accelerated has. With an offset only the slow 'homotopic' is
-    # left besides CVXPY.
-    ("MaxMargin", False): ("dykstra-accelerated", "dual-accelerated"),
-    ("MaxMargin", True): (),
-    ("PerturbedSVMDual", True): ("fista",),
-}
-
-
-def default_method(problem) -> str:
-    """The method ``method=None`` means for ``problem``: the first of :data:`PREFERRED` that
-    ``marginkit.methods(problem)`` lists, else ``"cvxpy"`` (listed for every problem of the estimator)."""
-    listed = methods(problem)
-    for name in PREFERRED.get((problem.form, bool(getattr(problem, "bias", True))), ()):
-        if name in listed:
-            return name
-    return "cvxpy" if "cvxpy" in listed or not listed else listed[0]
+def default_method(problem, warm: bool = False) -> str:
+    """The method ``method=None`` means for ``problem``: ``solve("auto")``'s choice (:func:`marginkit.engine.choice.
+    choose`, its cost model between the coordinate methods and ``ipm``); ``warm=True`` for a path, whose warm starts
+    make the coordinate methods cheaper."""
+    return choose(problem, warm)[0]
 
 
 @dataclass(frozen=True)
@@ -168,8 +151,10 @@ def path(problem, C, method: str | None = None, validation=None, **options: Any)
     C : array-like of shape (k,)
         The grid: finite positive values in any order (solved increasing, returned in the given order).
     method : str, optional
-        Any name in ``marginkit.methods(problem)``; None: the estimator's default (``dual-cd-bias`` with an offset
-        when listed, else ``fista``; ``dual-cd`` without one; the CVXPY reference when none of them applies).
+        Any name in ``marginkit.methods(problem)``; None: ``solve("auto")``'s choice for a warm-started path
+        (:func:`default_method`: ``ipm`` where its cost model beats the coordinate methods' warm-started epochs, else
+        ``dual-cd-bias`` with an offset when listed, else ``fista``; ``dual-cd`` without one; the CVXPY reference
+        when none of them applies).
     validation : (X_val, y_val), optional
         A validation set: every result gets ``info["validation_error"]`` (its own) and
         ``info["validation_error_interval"]``, proven to hold the exact optimum's validation error at its ``C``, and
@@ -213,7 +198,7 @@ def path(problem, C, method: str | None = None, validation=None, **options: Any)
         raise ProblemError(f"problem must be a SoftMarginSVM (the path runs over its C); got {kind}{hint}")
     grid = check_grid(C)
     if method is None:
-        method = default_method(problem)
+        method = default_method(problem, warm=True)   # the path warm-starts the coordinate methods
     if not isinstance(method, str):
         raise ProblemError(f"method must be None or a method name of methods(problem): {methods(problem)}; "
                            f"got {method!r}")

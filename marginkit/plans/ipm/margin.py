@@ -98,4 +98,6 @@ class MaxMarginIPM(InteriorPointPlan):
         info = {"mu": st.mu, "step": st.step}
         if st.stalled:
             info["stalled"] = st.stalled
-        return Solution(w=st.w.copy(), b=c["offset"], status=status, certificate=cert, info=info)
+        a = np.zeros(self.n)   # the hard margin's multipliers (w = Σ a_i y_i x_i at the optimum), yᵀa = 0 with a bias
+        a[self.keep] = self.balanced(st.alpha) if self.bias else st.alpha
+        return Solution(w=st.w.copy(), b=c["offset"], status=status, certificate=cert, dual={"a": a}, info=info)

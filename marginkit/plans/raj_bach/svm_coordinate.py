@@ -64,10 +64,11 @@ Resolved here (each once):
   tie (an interval touching 1) is never screened; the rounding of ``m_i`` (at most ``(d + 2)·eps·||x_i||·||w||``)
   and of the gap (:func:`marginkit.core.safe.gap_radius`) widen every interval. **Resolved here**: a decision made
   at iteration ``t`` (from its certificate, so the certificate stays that of the iterate it was computed at) is
-  applied at the start of the next round, in the compiled :func:`dcd_apply_screen` (each screened ``a_i`` set to its
-  bound and ``w`` updated by one row axpy); the index array holds the active coordinates, then those shrunk, then
-  the screened ones, which no epoch, shrinking or restore visits again. The certificate is always that of the full
-  problem (``P(w)`` over every sample, ``D(a)`` at the full ``a``): screening never changes what a status means.
+  applied at the start of the next round, in the compiled :func:`.screening.dcd_apply_screen` (each screened
+  ``a_i`` set to its bound and ``w`` updated by one row axpy); the index array holds the active coordinates, then
+  those shrunk, then the screened ones, which no epoch, shrinking or restore visits again. The certificate is
+  always that of the full problem (``P(w)`` over every sample, ``D(a)`` at the full ``a``): screening never changes
+  what a status means.
   ``certificate["screened"]`` counts them (``{"removed": k, "fixed": m}``); Hsieh's shrinking stays the unsafe
   heuristic it was, undone by the restore, on the samples not screened.
 * **Scale**: every test above reads ``G = y_i x_iᵀw − 1`` or a relative gap, which do not change when ``X`` is
@@ -102,6 +103,7 @@ from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
+from .screening import compiled_apply_screen, dcd_apply_screen
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
                                  dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
@@ -252,32 +254,6 @@ def compiled_round():
     if _COMPILED is None:
         _COMPILED = njit()(dcd_round)
     return _COMPILED
-
-
-def dcd_apply_screen(X, data, indices, indptr, y, box, a, w, index, start, removed, fixed):
-    """Apply a screening decision in place: ``a_i = 0`` for ``index[start:start + removed]``, ``a_i = C_i`` for the
-    ``fixed`` entries after them, with ``w`` kept equal to ``Σ a_i y_i x_i`` (one row axpy per changed ``a_i``)."""
-    for k in range(start, start + removed + fixed):
-        i = np.uint64(index[k])
-        new = 0.0 if k < start + removed else box[i]
-        delta = new - a[i]
-        if delta != 0.0:
-            if X is None:
-                sparse_axpy(delta * y[i], data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
-            else:
-                dense_axpy(delta * y[i], X, i, w)
-            a[i] = new
-
-
-_COMPILED_SCREEN = None
-
-
-def compiled_apply_screen():
-    """:func:`dcd_apply_screen` compiled (built on first use)."""
-    global _COMPILED_SCREEN
-    if _COMPILED_SCREEN is None:
-        _COMPILED_SCREEN = njit()(dcd_apply_screen)
-    return _COMPILED_SCREEN
 
 
 # the plan ------------------------------------------------------------------------------------------------
