@@ -124,6 +124,7 @@ def test_validation_intervals_hold_the_exact_error_on_and_between_grid_points(bi
     for C, res in list(zip(grid, results))[::6]:
         exact = np.mean(mk.SoftMarginSVM(X, y, C=C, bias=bias).reference().predict(Xv) != yv)
         lo, hi = res.info["validation_error_interval"]
+        assert res.certificate["validation_error"] == [lo, hi]             # the contract's key
         assert lo - 1e-12 <= exact <= hi + 1e-12 and lo <= res.info["validation_error"] <= hi
     # no C of the range, between grid points included, does better than the lower bound
     for C in np.random.default_rng(1).uniform(0.01, 1.0, size=4):

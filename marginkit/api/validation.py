@@ -71,7 +71,8 @@ class _Point:
 
 def certify_validation(problem, grid, results, validation) -> dict:
     """Fill ``results[j].info["validation_error"]`` (the returned classifier's) and
-    ``["validation_error_interval"]`` (proven to hold the exact optimum's), and return the summary over the grid's
+    ``["validation_error_interval"]`` (proven to hold the exact optimum's; also ``certificate["validation_error"]``,
+    the contract's name), and return the summary over the grid's
     range: ``best_C`` (the grid point with the smallest proven upper bound ``best_upper``), ``lower_bound`` (no ``C``
     in ``[min(grid), max(grid)]`` has an exact optimum with a smaller validation error) and ``epsilon = best_upper −
     lower_bound``. The summary is also ``results[j].info["validation_summary"]``."""
@@ -93,6 +94,9 @@ def certify_validation(problem, grid, results, validation) -> dict:
             continue
         wrong, undecided = _proven_counts(f, lo, hi, np.asarray(yv), res.classes_)
         res.info["validation_error_interval"] = [wrong / m, (wrong + undecided) / m]
+        if res.certificate is None:
+            res.certificate = {}
+        res.certificate["validation_error"] = res.info["validation_error_interval"]   # the contract's key
         points[j] = _Point(problem, res, float(grid[j]))
     uppers = {j: results[j].info["validation_error_interval"][1] for j in order}
     best = min(order, key=lambda j: (uppers[j], grid[j]))
