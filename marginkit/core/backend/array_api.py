@@ -127,6 +127,15 @@ class ArrayAPIBackend(Backend):
     def rmatmat(self, X, M):
         return self.xp.matrix_transpose(X) @ M
 
+    def weighted_gram(self, X, D) -> np.ndarray:
+        # formed where X lives (one product, n d² flops on the device), then copied to the host: d × d is small, and
+        # the interior-point method factors it there (scipy's Cholesky, the same code on every backend)
+        xp = self.xp
+        return np.asarray(self.host(xp.matrix_transpose(X) @ (xp.expand_dims(D, axis=1) * X)), dtype=np.float64)
+
+    def take_rows(self, a, index):
+        return self.xp.take(a, self.xp.asarray(index, device=self.device), axis=0)
+
     def finite_sum(self, parts) -> bool:
         return True
 

@@ -160,6 +160,23 @@ class DaskBackend(Backend):
     def rmatmat(self, X, M):
         return np.asarray(self.compute(X.T @ M)[0])
 
+    def weighted_gram(self, X, D) -> np.ndarray:
+        # one pass over X: a partial d × d Gram matrix per row chunk (dense or scipy.sparse), summed across the chunks,
+        # and only that sum comes to the driver (the interior-point method factors it there)
+        if not hasattr(D, "chunks"):
+            D = self.da.from_array(np.asarray(D, dtype=np.float64), chunks=(X.chunks[0],))
+        elif D.chunks[0] != X.chunks[0]:
+            D = D.rechunk((X.chunks[0],))
+        d = X.shape[1]
+        parts = self.da.blockwise(_block_gram, "kij", X, "kj", D, "k", dtype=np.float64, new_axes={"i": d},
+                                  adjust_chunks={"k": 1}, concatenate=True, meta=np.empty((0, 0, 0)))
+        return np.asarray(self.compute(parts.sum(axis=0))[0], dtype=np.float64)
+
+    def take_rows(self, a, index):
+        out = a[index]
+        # dask keeps the chunk boundaries of a row selection, so X's rows and its vectors' stay aligned
+        return self.persist(out) if out.ndim == 1 else out
+
     def _sparse(self, X) -> bool:
         return sp.issparse(getattr(X, "_meta", None))
 
@@ -242,6 +259,16 @@ def _block_matvec(b, w):
 
 def _block_rmatvec(b, q):
     return np.asarray(b.T @ q, dtype=np.float64).reshape(1, -1)
+
+
+def _block_gram(b, D):
+    if sp.issparse(b):
+        scaled = sp.csr_matrix(b).multiply(np.sqrt(D)[:, None]).tocsr()
+        G = (scaled.T @ scaled).toarray()
+    else:
+        b = np.asarray(b, dtype=np.float64)
+        G = b.T @ (D[:, None] * b)
+    return np.asarray(G, dtype=np.float64)[None, :, :]
 
 
 def _block_sq_norms(b):

@@ -8,6 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 
 
+GRAM_BLOCK_BYTES = 1 << 22     # the scaled rows of one block of the weighted Gram product: about 4 MiB
+
+
 class Backend:
     """The NumPy/SciPy backend (also the base class: every method here is the NumPy meaning of the operation)."""
 
@@ -175,6 +178,43 @@ class Backend:
         """``||X||²`` (the step size of the gradient methods), as a float."""
         from ..linalg import spectral_norm_sq
         return spectral_norm_sq(X)
+
+    def weighted_gram(self, X, D) -> np.ndarray:
+        """``Xᵀ diag(D) X`` (``D >= 0`` on the n-side) as a dense NumPy ``d × d`` matrix on the host, whatever the
+        backend: the normal matrix of the interior-point method (:mod:`marginkit.plans.ipm.normal`), factored there.
+        Here: dense ``X`` by ``dsyrk`` on blocks of rows scaled by ``√D`` into one reused buffer of about
+        :data:`GRAM_BLOCK_BYTES` (a cache-sized temporary: scaling the whole of ``X`` at once costs more than the
+        product, in page faults), upper triangle and its mirror; CSR ``X`` by one sparse product. Rows with ``D_i = 0``
+        are skipped."""
+        from scipy.linalg.blas import dsyrk
+        n, d = X.shape
+        rows_used = np.flatnonzero(D > 0)
+        if sp.issparse(X):
+            Xu = X[rows_used] if rows_used.shape[0] < n else X
+            root = np.sqrt(D[rows_used])
+            scaled = sp.csr_matrix((Xu.data * np.repeat(root, np.diff(Xu.indptr)), Xu.indices, Xu.indptr),
+                                   shape=Xu.shape)
+            return np.asarray((scaled.T @ scaled).toarray(), dtype=np.float64)
+        G = np.zeros((d, d), order="F")
+        rows = max(1, min(rows_used.shape[0], GRAM_BLOCK_BYTES // (8 * max(d, 1))))
+        buffer = np.empty((rows, d))
+        dense_run = rows_used.shape[0] == n
+        for start in range(0, rows_used.shape[0], rows):
+            stop = min(start + rows, rows_used.shape[0])
+            block = buffer[:stop - start]
+            if dense_run:
+                np.multiply(X[start:stop], np.sqrt(D[start:stop])[:, None], out=block)
+            else:
+                idx = rows_used[start:stop]
+                np.multiply(X[idx], np.sqrt(D[idx])[:, None], out=block)
+            # dsyrk(a) = a aᵀ with a = blockᵀ (d × rows, Fortran-ordered: the C-ordered block without a copy)
+            G = dsyrk(1.0, block.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
+        return np.triu(G) + np.triu(G, 1).T
+
+    def take_rows(self, a, index: np.ndarray):
+        """The rows ``index`` (a sorted NumPy integer array) of an n-side vector or of the data ``X``, where they
+        live (the same chunking for ``X`` and its vectors on dask)."""
+        return a[index]
 
     def stack_rmatvec(self, S, w):
         """``S_kᵀ w`` for every matrix of a stack ``S``, as a (k, d) array: ``S`` of shape (k, d, d), or (k, d) for

@@ -58,9 +58,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-import numpy as np
-import scipy.sparse as sp
+import math
 
+import numpy as np
+
+from ...core.backend import NUMPY
 from ...core.params import Interval
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
@@ -89,19 +91,25 @@ class IPMState:
     cert: dict = None           # the certificate of this iterate (computed by the plan's ``certify`` in init/step)
 
 
-def longest_step(v: np.ndarray, dv: np.ndarray) -> float:
-    """The largest ``τ <= 1`` with ``v + τ dv >= 0`` (``v > 0``)."""
+def longest_step(xp, v, dv):
+    """``min_{dv_i < 0} −v_i/dv_i`` (``inf`` when no ``dv_i < 0``) as a 0-d array of ``xp``, where the vectors live:
+    the largest ``τ`` with ``v + τ dv >= 0`` (``v > 0``). The ratios taken are those of the selected entries, so the
+    minimum is the same number whatever the library."""
     neg = dv < 0
-    if not neg.any():
-        return 1.0
-    return float(min(1.0, np.min(-v[neg] / dv[neg])))
+    return xp.min(xp.where(neg, -v / xp.where(neg, dv, -xp.ones_like(dv)), xp.full_like(v, math.inf)))
 
 
 class InteriorPointPlan(IterationPlan):
     """One iteration = one Mehrotra predictor–corrector step on the SVM QP (module docstring). A subclass gives the
     box (``C_i``, or None for the hard margin), its certificate (:meth:`certify`, stored in the state) and the stop
     rule on it. Option ``max_columns``: the largest ``d`` (with a bias ``d + 1``) accepted; above it compile declines
-    with a ``ProblemError`` naming the methods that need no ``d × d`` matrix."""
+    with a ``ProblemError`` naming the methods that need no ``d × d`` matrix.
+
+    Written once over the problem's backend (:mod:`marginkit.core.backend`): the length-n vectors (``α``, ``s``,
+    ``ξ``, ``η``, ``D``) live where ``X`` lives (``bk.xp``: NumPy, an array-API namespace on ``X``'s device, dask
+    chunked like ``X``), ``w`` on the d-side (``bk.xd``); the products are the backend's ``matvec``, ``rmatvec`` and
+    ``weighted_gram``; the ``d × d`` normal matrix and its Cholesky factor are on the host (:mod:`.normal`), and so
+    are the scalars of Mehrotra's rule (the step lengths, ``μ``, ``σ``)."""
 
     name = "ipm"
     default_max_iter = 100
@@ -114,7 +122,11 @@ class InteriorPointPlan(IterationPlan):
         constraints: ClassVar[dict] = {"max_columns": [Interval(int, 1, None)]}
 
     def box_of(self, form):
-        """``C_i`` per sample (an array), or None for the hard margin."""
+        """``C_i`` per sample (a NumPy array), or None for the hard margin."""
+        raise NotImplementedError
+
+    def box_n_of(self, form):
+        """``C_i`` per sample where ``X`` lives (the backend's n-side), or None for the hard margin."""
         raise NotImplementedError
 
     def setup(self):
@@ -132,36 +144,41 @@ class InteriorPointPlan(IterationPlan):
                 f"{size} × {size} normal matrix ({8 * size * size / 2 ** 20:.0f} MiB, about {size ** 3 / 3:.2g} flops "
                 f"per iteration), declined above max_columns = {self.config.max_columns}: use "
                 f"{self.alternatives}, which never form it")
+        self.bk = bk = getattr(form, "backend", NUMPY)
+        self.xp = bk.xp
         box = self.box_of(form)
         keep = np.flatnonzero(box > 0) if box is not None else np.arange(self.n)
-        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         self.keep = keep
         self.all_kept = keep.shape[0] == self.n
-        self.X = X                                           # every row (the certificate's products)
-        self.Xa = X if self.all_kept else X[keep]            # the rows the iteration runs on (C_i > 0)
-        self.y = np.ascontiguousarray(form.y, dtype=np.float64)
-        self.ya = self.y[keep]
+
+        def rows(a):   # the rows the iteration runs on (C_i > 0), where they live
+            return a if self.all_kept else bk.take_rows(a, keep)
+        self.X = X                                           # every row (float64, dense or CSR on NumPy)
+        self.Xa = rows(X)
+        self.y = form.y
+        self.ya = rows(self.y)
+        self.ya_host = bk.host(self.ya)                      # the labels of the host searches (the same array on NumPy)
         self.box = None if box is None else np.ascontiguousarray(box, dtype=np.float64)
-        self.boxa = None if box is None else self.box[keep]
+        self.boxa_host = None if box is None else self.box[keep]
+        self.boxa = None if box is None else rows(self.box_n_of(form))
         self.R = float(form.max_row_norm()) or 1.0
 
     # the iteration ---------------------------------------------------------------------------------------------
-    def scores(self, w, b: float = 0.0) -> np.ndarray:
-        """``X w + b`` on every sample (one product)."""
-        return np.asarray(self.X @ w).ravel() + b
-
     def start(self):
-        """``(α, s, ξ, η)`` of the scale-invariant starting point (module docstring)."""
-        m = self.keep.shape[0]
+        """``(α, s, ξ, η)`` of the scale-invariant starting point (module docstring), where the data live."""
+        xp, bk, ya = self.xp, self.bk, self.ya
+        ones = bk.persist(xp.ones_like(ya))
         if self.boxa is None:
-            return np.full(m, 1.0 / self.R ** 2), np.ones(m), None, None
-        half = 0.5 * self.boxa
-        return half.copy(), np.ones(m), np.ones(m), half.copy()
+            return bk.persist(xp.full_like(ya, 1.0 / self.R ** 2)), ones, None, None
+        half = bk.persist(0.5 * self.boxa)
+        return half, ones, ones, half   # never written in place: the steps make new vectors
 
-    def complementarity(self, alpha, s, xi, eta) -> float:
+    def complementarity(self, alpha, s, xi, eta):
+        """``μ`` as a lazy scalar of the backend (a float on NumPy and dask)."""
+        bk = self.bk
         if xi is None:
-            return float(s @ alpha) / alpha.shape[0]
-        return float(s @ alpha + xi @ eta) / (2 * alpha.shape[0])
+            return bk.lazy(bk.vdot(s, alpha)) / alpha.shape[0]
+        return bk.lazy(bk.vdot(s, alpha) + bk.vdot(xi, eta)) / (2 * alpha.shape[0])
 
     def init(self, rng, warm_start, budget=None):
         # a warm start is checked and not used: a point off the central path slows an interior-point method down
@@ -169,17 +186,19 @@ class InteriorPointPlan(IterationPlan):
         # the method starts from its own centred point
         parse_warm_start(warm_start, self.d)
         alpha, s, xi, eta = self.start()
-        mu = self.complementarity(alpha, s, xi, eta)
-        st = IPMState(t=0, w=np.zeros(self.d), b=0.0, alpha=alpha, s=s, xi=xi, eta=eta, mu=mu, mu0=mu)
+        mu = self.bk.float(self.complementarity(alpha, s, xi, eta))
+        st = IPMState(t=0, w=self.bk.zeros_d(self.d), b=0.0, alpha=alpha, s=s, xi=xi, eta=eta, mu=mu, mu0=mu)
         st.cert = self.certify(st, None)
         return st
 
     def direction(self, normal, D, g, r_w, r_b, rho1, rho2, st, r_eta):
         """``(dw, db, dα, ds, dξ, dη)`` from the factored normal equations (module docstring, (1)–(6))."""
-        ya, Xa = self.ya, self.Xa
+        ya, Xa, bk = self.ya, self.Xa, self.bk
         Dg = D * g
-        dw, db = normal.solve(-r_w + np.asarray(Xa.T @ (ya * Dg)).ravel(), r_b + float(ya @ Dg))
-        dalpha = Dg - D * (ya * (np.asarray(Xa @ dw).ravel() + db))
+        rhs = bk.host(-r_w + bk.rmatvec(Xa, ya * Dg))
+        dw, db = normal.solve(rhs, r_b + bk.float(bk.vdot(ya, Dg)))
+        dw = bk.asarray_d(dw)
+        dalpha = Dg - D * (ya * (bk.matvec(Xa, dw) + db))
         ds = (rho1 - st.s * dalpha) / st.alpha
         if st.xi is None:
             return dw, db, dalpha, ds, None, None
@@ -187,12 +206,13 @@ class InteriorPointPlan(IterationPlan):
         dxi = (rho2 - st.xi * deta) / st.eta
         return dw, db, dalpha, ds, dxi, deta
 
-    @staticmethod
-    def max_step(st, dalpha, ds, dxi, deta) -> float:
-        tau = min(longest_step(st.alpha, dalpha), longest_step(st.s, ds))
+    def max_step(self, st, dalpha, ds, dxi, deta) -> float:
+        """The longest step ``τ <= 1`` that keeps ``(α, s, ξ, η) >= 0`` (one synchronisation of the backend)."""
+        xp = self.xp
+        limits = [longest_step(xp, st.alpha, dalpha), longest_step(xp, st.s, ds)]
         if st.xi is not None:
-            tau = min(tau, longest_step(st.xi, dxi), longest_step(st.eta, deta))
-        return tau
+            limits += [longest_step(xp, st.xi, dxi), longest_step(xp, st.eta, deta)]
+        return min(1.0, *self.bk.floats(*limits))
 
     def step(self, st):
         nxt = replace(st, t=st.t + 1)
@@ -213,18 +233,19 @@ class InteriorPointPlan(IterationPlan):
         """The next state, or the reason no step is taken (a string)."""
         if st.mu <= MU_FLOOR * st.mu0:
             return f"the complementarity reached {MU_FLOOR:g} of its start (the limit of double precision)"
-        ya, Xa = self.ya, self.Xa
+        ya, Xa, bk, xp = self.ya, self.Xa, self.bk, self.xp
         hard = st.xi is None
-        f = np.asarray(Xa @ st.w).ravel() + st.b
-        r_w = st.w - np.asarray(Xa.T @ (ya * st.alpha)).ravel()
-        r_b = float(ya @ st.alpha) if self.bias else 0.0
+        f = bk.matvec(Xa, st.w) + st.b
+        r_w = st.w - bk.rmatvec(Xa, ya * st.alpha)
+        r_b = bk.float(bk.vdot(ya, st.alpha)) if self.bias else 0.0
         r_s = st.s - ya * f + 1.0 if hard else st.s - ya * f - st.xi + 1.0
         r_eta = None if hard else self.boxa - st.alpha - st.eta
         with np.errstate(all="ignore"):
             D = st.alpha / st.s if hard else 1.0 / (st.s / st.alpha + st.xi / st.eta)
-        if not np.all(np.isfinite(D)):
+        if not bool(bk.host(xp.all(xp.isfinite(D)))):
             return "the scaling D is not finite"
-        normal = NormalEquations(Xa, D, self.bias)
+        D = bk.persist(D)   # read by the Gram product, the border and both directions
+        normal = NormalEquations(bk, Xa, D, self.bias)
 
         def solve(rho1, rho2):
             g = r_s + rho1 / st.alpha if hard else r_s + rho1 / st.alpha - (rho2 - st.xi * r_eta) / st.eta
@@ -234,8 +255,8 @@ class InteriorPointPlan(IterationPlan):
         xe = None if hard else st.xi * st.eta
         aff = solve(-sa, None if hard else -xe)
         tau = self.max_step(st, *aff[2:])
-        mu_aff = self.complementarity(st.alpha + tau * aff[2], st.s + tau * aff[3],
-                                      None if hard else st.xi + tau * aff[4], None if hard else st.eta + tau * aff[5])
+        mu_aff = bk.float(self.complementarity(st.alpha + tau * aff[2], st.s + tau * aff[3],
+                                      None if hard else st.xi + tau * aff[4], None if hard else st.eta + tau * aff[5]))
         sigma = min(1.0, (mu_aff / st.mu) ** 3)
         target = sigma * st.mu
         rho1 = target - sa - aff[3] * aff[2]
@@ -248,10 +269,14 @@ class InteriorPointPlan(IterationPlan):
         alpha, s = st.alpha + tau * dalpha, st.s + tau * ds
         xi = None if hard else st.xi + tau * dxi
         eta = None if hard else st.eta + tau * deta
-        if not (np.all(alpha > 0) and np.all(s > 0) and (hard or (np.all(xi > 0) and np.all(eta > 0)))):
+        alpha, s = bk.persist_all(alpha, s)
+        if not hard:
+            xi, eta = bk.persist_all(xi, eta)
+        lows = [xp.min(alpha), xp.min(s)] + ([] if hard else [xp.min(xi), xp.min(eta)])
+        if not all(low > 0 for low in bk.floats(*lows)):
             return "the step left the positive orthant (rounding)"
         return IPMState(t=st.t, w=st.w + tau * dw, b=st.b + tau * db if self.bias else 0.0, alpha=alpha, s=s, xi=xi,
-                        eta=eta, mu=self.complementarity(alpha, s, xi, eta), mu0=st.mu0, step=tau)
+                        eta=eta, mu=bk.float(self.complementarity(alpha, s, xi, eta)), mu0=st.mu0, step=tau)
 
     # certificate (the subclasses) ---------------------------------------------------------------------------------
     def certify(self, st, previous: dict | None) -> dict:
@@ -263,17 +288,27 @@ class InteriorPointPlan(IterationPlan):
     def balanced(self, a: np.ndarray) -> np.ndarray:
         """``a`` (on the active samples) with ``yᵀa = 0``: the heavier class's multipliers scaled down, so every box
         ``[0, C_i]`` and ``a >= 0`` still hold (a copy)."""
+        bk = self.bk
         pos = self.ya > 0
-        sum_pos, sum_neg = float(a[pos].sum()), float(a[~pos].sum())
-        out = a.copy()
+        sum_pos, sum_neg = bk.floats(bk.masked_sum(a, pos), bk.masked_sum(a, ~pos))
         if sum_pos > sum_neg and sum_pos > 0:
-            out[pos] *= sum_neg / sum_pos
-        elif sum_neg > sum_pos and sum_neg > 0:
-            out[~pos] *= sum_pos / sum_neg
-        return out
+            return bk.persist(self.xp.where(pos, a * (sum_neg / sum_pos), a))
+        if sum_neg > sum_pos and sum_neg > 0:
+            return bk.persist(self.xp.where(pos, a, a * (sum_pos / sum_neg)))
+        return bk.copy(a)
+
+    def scatter(self, a):
+        """The multipliers ``a`` of the active samples as a length-n vector (zero where ``C_i = 0``), on the
+        n-side."""
+        if self.all_kept:
+            return self.bk.copy(a)
+        full = np.zeros(self.n)
+        full[self.keep] = self.bk.host(a)
+        return self.bk.asarray_n(full, like=self.y)
 
     def finite(self, st) -> bool:
-        return bool(np.isfinite(st.b) and np.isfinite(st.w).all() and np.isfinite(st.alpha).all())
+        xp = self.xp
+        return bool(np.isfinite(st.b)) and bool(self.bk.host(xp.all(xp.isfinite(st.w)) & xp.all(xp.isfinite(st.alpha))))
 
     def snapshot(self, st):
-        return st.w.copy()
+        return self.bk.copy(st.w)

@@ -20,6 +20,8 @@ ends ``optimal_inaccurate``; one without a separator or a proof runs out its bud
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core.hull import exact_proof
@@ -41,19 +43,23 @@ class MaxMarginIPM(InteriorPointPlan):
     def box_of(self, form):
         return None
 
+    def box_n_of(self, form):
+        return None
+
     def certify(self, st, previous=None) -> dict:
-        y = self.ya
-        f = np.asarray(self.Xa @ st.w).ravel()
+        y, bk, xp = self.ya, self.bk, self.xp
+        f = bk.matvec(self.Xa, st.w)
         pos = y > 0
-        if self.bias:
-            b = -0.5 * (float(f[pos].min()) + float(f[~pos].max())) if pos.any() and (~pos).any() else 0.0
-        else:
-            b = 0.0
-        nw = float(np.linalg.norm(st.w))
-        margin = float(np.min(y * (f + b))) / nw if nw > 0 else 0.0
+        b = 0.0
+        if self.bias and np.any(self.ya_host > 0) and np.any(self.ya_host < 0):
+            # min over y = +1 and max over y = −1 of the scores, each the value of one selected entry
+            low, high = bk.floats(xp.min(xp.where(pos, f, math.inf)), xp.max(xp.where(pos, -math.inf, f)))
+            b = -0.5 * (low + high)
+        nw = bk.norm(st.w)
+        margin = bk.float(xp.min(y * (f + b))) / nw if nw > 0 else 0.0
         q = self.balanced(st.alpha) if self.bias else st.alpha
-        mass = float(q.sum())
-        upper = float(np.linalg.norm(np.asarray(self.Xa.T @ (y * q)).ravel())) / mass if mass > 0 else np.inf
+        mass = bk.float(bk.sum(q))
+        upper = bk.norm(bk.rmatvec(self.Xa, y * q)) / mass if mass > 0 else np.inf
         upper = min(upper, previous["margin_upper"]) if previous else upper
         rel = (upper - margin) / upper if np.isfinite(upper) and upper > 0 else np.inf
         return {"margin_lower": margin, "margin_upper": upper, "gap_bound": upper - margin,
@@ -63,7 +69,10 @@ class MaxMarginIPM(InteriorPointPlan):
         """``(q, ||Σ q_i y_i x_i||)`` when an exact hull point proves the data not separable, else None (computed once
         per problem)."""
         form = self.form
-        cert = data_cached(form, "hull_proof", lambda: exact_proof(form.X, form.y, self.bias))
+        # on the host copy of data of another library (the problem itself on NumPy/SciPy): the exact hull point is a
+        # dense NumPy least-squares solve, asked for only when the data look non-separable
+        host = form.to_host()
+        cert = data_cached(form, "hull_proof", lambda: exact_proof(host.X, host.y, self.bias))
         return None if cert is None else cert[:2]
 
     def stop(self, st, budget):
@@ -98,6 +107,7 @@ class MaxMarginIPM(InteriorPointPlan):
         info = {"mu": st.mu, "step": st.step}
         if st.stalled:
             info["stalled"] = st.stalled
-        a = np.zeros(self.n)   # the hard margin's multipliers (w = Σ a_i y_i x_i at the optimum), yᵀa = 0 with a bias
-        a[self.keep] = self.balanced(st.alpha) if self.bias else st.alpha
-        return Solution(w=st.w.copy(), b=c["offset"], status=status, certificate=cert, dual={"a": a}, info=info)
+        # the hard margin's multipliers (w = Σ a_i y_i x_i at the optimum), yᵀa = 0 with a bias
+        a = self.scatter(self.balanced(st.alpha) if self.bias else st.alpha)
+        return Solution(w=self.bk.xd.asarray(st.w, copy=True), b=c["offset"], status=status, certificate=cert,
+                        dual={"a": a}, info=info)

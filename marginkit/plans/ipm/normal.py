@@ -1,10 +1,14 @@
 """The normal equations of the SVM's interior-point step: the ``d × d`` matrix ``I + Xᵀ D X`` (bordered by the
-offset's row and column with a bias), formed with BLAS (dense ``X``) or sparse products (CSR), and factored by
-Cholesky.
+offset's row and column with a bias), formed where ``X`` lives by the backend's weighted Gram product and factored
+by Cholesky on the host.
 
 The derivation is in :mod:`marginkit.plans.ipm.core`; here is only what costs: one pass over ``X`` per interior-point
-iteration (``n d²`` flops, the symmetric rank-k update ``dsyrk`` over row blocks, so the temporary is one block of
-rows, never an ``n × d`` copy), and a Cholesky factorisation of ``d`` (or ``d + 1``) rows. No ``n × n`` matrix is
+iteration (``n d²`` flops: :meth:`~marginkit.core.backend.Backend.weighted_gram`, on NumPy the symmetric rank-k update
+``dsyrk`` over row blocks, so the temporary is one block of rows, never an ``n × d`` copy; a product in the array
+library's namespace on an array-API device; a partial Gram matrix per row chunk summed across the chunks on dask),
+and a Cholesky factorisation of ``d`` (or ``d + 1``) rows, on the host whatever the backend (SciPy's ``cho_factor``:
+``d`` is small, so one code path factors and solves for every backend, and the regularised retries below behave
+the same everywhere). No ``n × n`` matrix is
 ever formed (the point of Ferris & Munson 2003, §3: the normal equations of the SVM have the size of the feature
 space, whatever ``n``).
 
@@ -18,11 +22,8 @@ never on the direction). Only when every retry fails is the step declared imposs
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from scipy.linalg.blas import dsyrk
 
-BLOCK_BYTES = 1 << 22          # the scaled rows of one block of the rank-k update: about 4 MiB
 REGULARIZATIONS = (0.0, 1e-14, 1e-12, 1e-10, 1e-8)   # multiples of the diagonal tried, in order
 
 
@@ -30,51 +31,22 @@ class Breakdown(Exception):
     """The normal matrix could not be factored, even regularised: no direction at this point."""
 
 
-def weighted_gram(X, D) -> np.ndarray:
-    """``Xᵀ diag(D) X`` (``D >= 0``), dense ``d × d``, upper triangle and its mirror. Dense ``X``: ``dsyrk`` on blocks
-    of rows scaled by ``√D`` into one reused buffer of about :data:`BLOCK_BYTES` (a cache-sized temporary: scaling the
-    whole of ``X`` at once costs more than the product, in page faults); CSR ``X``: one sparse product. Rows with
-    ``D_i = 0`` are skipped."""
-    n, d = X.shape
-    rows_used = np.flatnonzero(D > 0)
-    if sp.issparse(X):
-        Xu = X[rows_used] if rows_used.shape[0] < n else X
-        root = np.sqrt(D[rows_used])
-        scaled = sp.csr_matrix((Xu.data * np.repeat(root, np.diff(Xu.indptr)), Xu.indices, Xu.indptr),
-                               shape=Xu.shape)
-        return np.asarray((scaled.T @ scaled).toarray(), dtype=np.float64)
-    G = np.zeros((d, d), order="F")
-    rows = max(1, min(rows_used.shape[0], BLOCK_BYTES // (8 * max(d, 1))))
-    buffer = np.empty((rows, d))
-    dense_run = rows_used.shape[0] == n
-    for start in range(0, rows_used.shape[0], rows):
-        stop = min(start + rows, rows_used.shape[0])
-        block = buffer[:stop - start]
-        if dense_run:
-            np.multiply(X[start:stop], np.sqrt(D[start:stop])[:, None], out=block)
-        else:
-            idx = rows_used[start:stop]
-            np.multiply(X[idx], np.sqrt(D[idx])[:, None], out=block)
-        # dsyrk(a) = a aᵀ with a = blockᵀ (d × rows, Fortran-ordered: the C-ordered block without a copy)
-        G = dsyrk(1.0, block.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
-    return np.triu(G) + np.triu(G, 1).T
-
-
 class NormalEquations:
-    """The factored matrix ``K = [[I + XᵀDX, XᵀD1], [1ᵀDX, 1ᵀD1]]`` (the bordered row and column only with a bias),
-    ready for :meth:`solve` with any right-hand side (the predictor and the corrector share it). ``regularization``:
+    """The factored matrix ``K = [[I + XᵀDX, XᵀD1], [1ᵀDX, 1ᵀD1]]`` (the bordered row and column only with a bias)
+    of the data ``X`` and the scaling ``D`` (n-side) of the backend ``bk``, on the host, ready for :meth:`solve` with
+    any host right-hand side (the predictor and the corrector share it). ``regularization``:
     the multiple of the diagonal that had to be added (0 when the matrix factored as it is)."""
 
-    def __init__(self, X, D, bias: bool):
+    def __init__(self, bk, X, D, bias: bool):
         d = X.shape[1]
-        G = weighted_gram(X, D)
+        G = bk.weighted_gram(X, D)
         G[np.diag_indices(d)] += 1.0
         if bias:
-            border = np.asarray(X.T @ D).ravel()
+            border = np.asarray(bk.host(bk.rmatvec(X, D)), dtype=np.float64)
             K = np.empty((d + 1, d + 1))
             K[:d, :d] = G
             K[:d, d] = K[d, :d] = border
-            K[d, d] = float(D.sum())
+            K[d, d] = bk.float(bk.sum(D))
         else:
             K = G
         self.bias = bias

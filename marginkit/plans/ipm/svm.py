@@ -34,23 +34,40 @@ class SoftMarginIPM(InteriorPointPlan):
     def box_of(self, form):
         return np.asarray(form.box, dtype=np.float64)
 
+    def box_n_of(self, form):
+        return form.box_n
+
+    def offset(self, f) -> float:
+        """Algorithm OFFSET (Hough & Vavasis 2025, (2.9)) for the scores ``f`` of the active samples, by the backend's
+        search: on the host on NumPy and on one host copy of ``f`` on dask, in the data's namespace on an array-API
+        device."""
+        boxa, xp = self.boxa_host, self.xp
+        weighted = not np.all(boxa == boxa[0])
+
+        def host_offset(f):
+            y = self.ya_host
+            return weighted_best_offset(f, y, boxa) if weighted else best_offset(f, y, float(boxa[0]), 0.0)
+
+        def device_offset(f):
+            y = self.ya
+            return weighted_best_offset(f, y, self.boxa, xp) if weighted else best_offset(f, y, float(boxa[0]), 0.0,
+                                                                                          xp)
+        return float(self.bk.search(host_offset, device_offset, f))
+
     def certify(self, st, previous=None) -> dict:
-        ya, boxa = self.ya, self.boxa
-        f = np.asarray(self.Xa @ st.w).ravel()
-        if self.bias:
-            weighted = not np.all(boxa == boxa[0])
-            b = float(weighted_best_offset(f, ya, boxa) if weighted else best_offset(f, ya, float(boxa[0]), 0.0))
-        else:
-            b = 0.0
-        primal = 0.5 * float(st.w @ st.w) + float(boxa @ np.maximum(0.0, 1.0 - ya * (f + b)))
-        a = np.clip(st.alpha, 0.0, boxa)
+        ya, boxa, bk = self.ya, self.boxa, self.bk
+        f = bk.matvec(self.Xa, st.w)
+        b = self.offset(f) if self.bias else 0.0
+        primal = 0.5 * bk.float(bk.vdot(st.w, st.w)) + bk.hinge_sum(boxa, 1.0 - ya * (f + b))
+        a = bk.persist(bk.clip(st.alpha, 0.0, boxa))
         if self.bias:
             a = self.balanced(a)
-        v = np.asarray(self.Xa.T @ (ya * a)).ravel()
-        dual = float(a.sum()) - 0.5 * float(v @ v)
+        v = bk.rmatvec(self.Xa, ya * a)
+        dual, vv, violation = bk.floats(bk.sum(a), bk.vdot(v, v), bk.vdot(ya, a) if self.bias else 0.0)
+        dual = dual - 0.5 * vv
         rel = (primal - dual) / dual if dual > 0 and np.isfinite(dual) else np.inf
         return {"primal": primal, "dual": dual, "duality_gap": primal - dual, "relative_gap": float(rel),
-                "max_violation": abs(float(ya @ a)) if self.bias else 0.0, "offset": b, "a": a}
+                "max_violation": abs(violation), "offset": b, "a": a}
 
     def stop(self, st, budget):
         if st.cert["relative_gap"] <= budget.tol:
@@ -69,9 +86,9 @@ class SoftMarginIPM(InteriorPointPlan):
     def solution(self, st, status) -> Solution:
         c = st.cert
         cert = {k: c[k] for k in ("primal", "dual", "duality_gap", "relative_gap", "max_violation")}
-        a = np.zeros(self.n)
-        a[self.keep] = c["a"]
+        a = self.scatter(c["a"])
         info = {"mu": st.mu, "step": st.step}
         if st.stalled:
             info["stalled"] = st.stalled
-        return Solution(w=st.w.copy(), b=c["offset"], status=status, certificate=cert, dual={"a": a}, info=info)
+        return Solution(w=self.bk.xd.asarray(st.w, copy=True), b=c["offset"], status=status, certificate=cert,
+                        dual={"a": a}, info=info)
