@@ -1,5 +1,5 @@
-"""On MNIST 4 versus 9, the duality gap of dual-cd proves while it runs which samples can be dropped or fixed,
-which test predictions are already the exact SVM's, and where the exact optimum's validation error lies along C.
+"""Certified decisions on MNIST 4 vs 9: the duality gap of dual-cd proves while it runs which samples can be dropped
+or fixed, which test predictions are already the exact SVM's, and where the exact optimum's error lies along C.
 
 Left panel: one run of ``dual-cd`` (no bias, gap-safe screening on, its default) on the soft-margin SVM
 ``min ½||w||² + C Σ max(0, 1 − y_i x_iᵀw)`` with ``C = 0.01`` on raw pixels/255 (70 % of the 4s and 9s of the
