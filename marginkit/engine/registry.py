@@ -227,7 +227,10 @@ _IPM = dict(paper='Ferris & Munson (2003); Gertz & Wright (2003, OOQP); Mehrotra
             rate='O(√n log(1/ε)) iterations for short-step path following on convex QPs (Monteiro & Adler 1989, '
                  'Part II); none proven for Mehrotra\'s rule (stop by the certified gap)',
             requires=(("no_kernel", "the interior-point method works on the primal w: linear problems only "
-                                    "(no kernel)"),))
+                                    "(no kernel)"),),
+            # the normal matrix by the backend's weighted Gram product (dask: summed across the row chunks), its
+            # Cholesky factor on the host
+            arrays=EVERYWHERE)
 
 
 # the order of the table is the order of ``methods(problem)`` (after the reference)

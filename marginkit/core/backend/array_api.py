@@ -40,7 +40,10 @@ class ArrayAPIBackend(Backend):
     zeros_d = zeros_n
 
     def asarray_d(self, v):
-        return self.xp.asarray(np.asarray(v, dtype=np.float64), dtype=self.dtype, device=self.device)
+        a = np.asarray(v, dtype=np.float64)
+        if not a.flags.writeable:   # a read-only host vector (a problem's box): torch warns on a view of one
+            a = a.copy()
+        return self.xp.asarray(a, dtype=self.dtype, device=self.device)
 
     def asarray_n(self, v, like=None):
         return self.asarray_d(v)
@@ -127,11 +130,20 @@ class ArrayAPIBackend(Backend):
     def rmatmat(self, X, M):
         return self.xp.matrix_transpose(X) @ M
 
-    def weighted_gram(self, X, D) -> np.ndarray:
+    def weighted_gram(self, X, D, bordered: bool = False) -> np.ndarray:
         # formed where X lives (one product, n d² flops on the device), then copied to the host: d × d is small, and
         # the interior-point method factors it there (scipy's Cholesky, the same code on every backend)
         xp = self.xp
-        return np.asarray(self.host(xp.matrix_transpose(X) @ (xp.expand_dims(D, axis=1) * X)), dtype=np.float64)
+        G = np.asarray(self.host(xp.matrix_transpose(X) @ (xp.expand_dims(D, axis=1) * X)), dtype=np.float64)
+        return self.border(X, D, G) if bordered else G
+
+    def step_to_boundary(self, *pairs) -> float:
+        xp = self.xp
+        limits = []
+        for v, dv in pairs:
+            neg = dv < 0
+            limits.append(xp.min(xp.where(neg, -v / xp.where(neg, dv, -xp.ones_like(dv)), xp.full_like(v, math.inf))))
+        return min(self.floats(*limits), default=math.inf)
 
     def take_rows(self, a, index):
         return self.xp.take(a, self.xp.asarray(index, device=self.device), axis=0)

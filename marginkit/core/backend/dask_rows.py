@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from ..errors import SolverFailure
 from .array_api import ArrayAPIBackend
-from .host import Backend, cached_index
+from .host import Backend, _boundary, cached_index
 
 
 class DaskBackend(Backend):
@@ -160,17 +160,24 @@ class DaskBackend(Backend):
     def rmatmat(self, X, M):
         return np.asarray(self.compute(X.T @ M)[0])
 
-    def weighted_gram(self, X, D) -> np.ndarray:
+    def weighted_gram(self, X, D, bordered: bool = False) -> np.ndarray:
         # one pass over X: a partial d × d Gram matrix per row chunk (dense or scipy.sparse), summed across the chunks,
         # and only that sum comes to the driver (the interior-point method factors it there)
         if not hasattr(D, "chunks"):
             D = self.da.from_array(np.asarray(D, dtype=np.float64), chunks=(X.chunks[0],))
         elif D.chunks[0] != X.chunks[0]:
             D = D.rechunk((X.chunks[0],))
-        d = X.shape[1]
-        parts = self.da.blockwise(_block_gram, "kij", X, "kj", D, "k", dtype=np.float64, new_axes={"i": d},
-                                  adjust_chunks={"k": 1}, concatenate=True, meta=np.empty((0, 0, 0)))
+        size = X.shape[1] + int(bordered)
+        parts = self.da.blockwise(_block_gram, "kij", X, "kj", D, "k", bordered, None, dtype=np.float64,
+                                  new_axes={"i": size}, adjust_chunks={"k": 1, "j": size - X.shape[1]},
+                                  concatenate=True, meta=np.empty((0, 0, 0)))
         return np.asarray(self.compute(parts.sum(axis=0))[0], dtype=np.float64)
+
+    def step_to_boundary(self, *pairs) -> float:
+        # one NumPy minimum per row chunk and pair (a graph of a few tasks per chunk), one compute for all pairs
+        limits = [self.da.map_blocks(_block_boundary, v, dv, chunks=((1,) * v.numblocks[0],), dtype=np.float64).min()
+                  for v, dv in pairs]
+        return min((float(t) for t in self.compute(*limits)), default=np.inf)
 
     def take_rows(self, a, index):
         out = a[index]
@@ -261,7 +268,14 @@ def _block_rmatvec(b, q):
     return np.asarray(b.T @ q, dtype=np.float64).reshape(1, -1)
 
 
-def _block_gram(b, D):
+def _block_boundary(v, dv):
+    return np.full(1, _boundary(v, dv))
+
+
+def _block_gram(b, D, bordered):
+    if bordered:   # [X_k 1]: the border X_kᵀD_k and the corner 1ᵀD_k in the same product
+        b = sp.hstack([b, np.ones((b.shape[0], 1))], format="csr") if sp.issparse(b) else \
+            np.hstack([np.asarray(b, dtype=np.float64), np.ones((b.shape[0], 1))])
     if sp.issparse(b):
         scaled = sp.csr_matrix(b).multiply(np.sqrt(D)[:, None]).tocsr()
         G = (scaled.T @ scaled).toarray()

@@ -179,14 +179,18 @@ class Backend:
         from ..linalg import spectral_norm_sq
         return spectral_norm_sq(X)
 
-    def weighted_gram(self, X, D) -> np.ndarray:
+    def weighted_gram(self, X, D, bordered: bool = False) -> np.ndarray:
         """``Xᵀ diag(D) X`` (``D >= 0`` on the n-side) as a dense NumPy ``d × d`` matrix on the host, whatever the
         backend: the normal matrix of the interior-point method (:mod:`marginkit.plans.ipm.normal`), factored there.
-        Here: dense ``X`` by ``dsyrk`` on blocks of rows scaled by ``√D`` into one reused buffer of about
-        :data:`GRAM_BLOCK_BYTES` (a cache-sized temporary: scaling the whole of ``X`` at once costs more than the
-        product, in page faults), upper triangle and its mirror; CSR ``X`` by one sparse product. Rows with ``D_i = 0``
-        are skipped."""
+        ``bordered``: the ``(d + 1) × (d + 1)`` matrix ``[X 1]ᵀ diag(D) [X 1]`` instead (the border ``XᵀD`` and the
+        corner ``1ᵀD``), in the same pass over ``X`` where a pass costs a round trip (dask).
+        Here: ``Xᵀ D`` and ``Σ D`` are a product and a sum of their own (:meth:`border`); dense ``X`` by ``dsyrk``
+        on blocks of rows scaled by ``√D`` into one reused buffer of about :data:`GRAM_BLOCK_BYTES` (a cache-sized
+        temporary: scaling the whole of ``X`` at once costs more than the product, in page faults), upper triangle
+        and its mirror; CSR ``X`` by one sparse product. Rows with ``D_i = 0`` are skipped."""
         from scipy.linalg.blas import dsyrk
+        if bordered:
+            return self.border(X, D, self.weighted_gram(X, D))
         n, d = X.shape
         rows_used = np.flatnonzero(D > 0)
         if sp.issparse(X):
@@ -210,6 +214,21 @@ class Backend:
             # dsyrk(a) = a aᵀ with a = blockᵀ (d × rows, Fortran-ordered: the C-ordered block without a copy)
             G = dsyrk(1.0, block.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
         return np.triu(G) + np.triu(G, 1).T
+
+    def border(self, X, D, G) -> np.ndarray:
+        """``G`` (``d × d``) bordered by ``XᵀD`` and ``1ᵀD``, on the host."""
+        d = G.shape[0]
+        K = np.empty((d + 1, d + 1))
+        K[:d, :d] = G
+        K[:d, d] = K[d, :d] = np.asarray(self.host(self.rmatvec(X, D)), dtype=np.float64)
+        K[d, d] = self.float(self.sum(D))
+        return K
+
+    def step_to_boundary(self, *pairs) -> float:
+        """``min`` over the pairs ``(v, dv)`` of n-side vectors (``v > 0``) of ``min_{dv_i < 0} −v_i/dv_i``: the
+        largest ``τ`` with every ``v + τ dv >= 0`` (``inf`` when no ``dv_i < 0``), as a float. The ratios are those of
+        the selected entries, so the number is the same on every backend."""
+        return min((_boundary(v, dv) for v, dv in pairs), default=math.inf)
 
     def take_rows(self, a, index: np.ndarray):
         """The rows ``index`` (a sorted NumPy integer array) of an n-side vector or of the data ``X``, where they
@@ -280,6 +299,11 @@ class Backend:
 
 
 NUMPY = Backend()
+
+
+def _boundary(v, dv) -> float:
+    neg = dv < 0
+    return float(np.min(-v[neg] / dv[neg])) if neg.any() else math.inf
 
 
 def cached_index(bk, n: int, make):

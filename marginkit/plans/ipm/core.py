@@ -58,8 +58,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-import math
-
 import numpy as np
 
 from ...core.backend import NUMPY
@@ -89,14 +87,6 @@ class IPMState:
     step: float = 0.0           # the last step length τ
     stalled: str = ""           # why no step could be taken (empty while the iteration progresses)
     cert: dict = None           # the certificate of this iterate (computed by the plan's ``certify`` in init/step)
-
-
-def longest_step(xp, v, dv):
-    """``min_{dv_i < 0} −v_i/dv_i`` (``inf`` when no ``dv_i < 0``) as a 0-d array of ``xp``, where the vectors live:
-    the largest ``τ`` with ``v + τ dv >= 0`` (``v > 0``). The ratios taken are those of the selected entries, so the
-    minimum is the same number whatever the library."""
-    neg = dv < 0
-    return xp.min(xp.where(neg, -v / xp.where(neg, dv, -xp.ones_like(dv)), xp.full_like(v, math.inf)))
 
 
 class InteriorPointPlan(IterationPlan):
@@ -208,11 +198,8 @@ class InteriorPointPlan(IterationPlan):
 
     def max_step(self, st, dalpha, ds, dxi, deta) -> float:
         """The longest step ``τ <= 1`` that keeps ``(α, s, ξ, η) >= 0`` (one synchronisation of the backend)."""
-        xp = self.xp
-        limits = [longest_step(xp, st.alpha, dalpha), longest_step(xp, st.s, ds)]
-        if st.xi is not None:
-            limits += [longest_step(xp, st.xi, dxi), longest_step(xp, st.eta, deta)]
-        return min(1.0, *self.bk.floats(*limits))
+        pairs = [(st.alpha, dalpha), (st.s, ds)] + ([] if st.xi is None else [(st.xi, dxi), (st.eta, deta)])
+        return min(1.0, self.bk.step_to_boundary(*pairs))
 
     def step(self, st):
         nxt = replace(st, t=st.t + 1)
@@ -237,14 +224,14 @@ class InteriorPointPlan(IterationPlan):
         hard = st.xi is None
         f = bk.matvec(Xa, st.w) + st.b
         r_w = st.w - bk.rmatvec(Xa, ya * st.alpha)
-        r_b = bk.float(bk.vdot(ya, st.alpha)) if self.bias else 0.0
         r_s = st.s - ya * f + 1.0 if hard else st.s - ya * f - st.xi + 1.0
         r_eta = None if hard else self.boxa - st.alpha - st.eta
         with np.errstate(all="ignore"):
             D = st.alpha / st.s if hard else 1.0 / (st.s / st.alpha + st.xi / st.eta)
-        if not bool(bk.host(xp.all(xp.isfinite(D)))):
+        # yᵀα and whether D is finite, with one synchronisation
+        r_b, finite = bk.floats(bk.vdot(ya, st.alpha) if self.bias else 0.0, bk.as_float(xp.all(xp.isfinite(D))))
+        if not finite:
             return "the scaling D is not finite"
-        D = bk.persist(D)   # read by the Gram product, the border and both directions
         normal = NormalEquations(bk, Xa, D, self.bias)
 
         def solve(rho1, rho2):
@@ -269,14 +256,19 @@ class InteriorPointPlan(IterationPlan):
         alpha, s = st.alpha + tau * dalpha, st.s + tau * ds
         xi = None if hard else st.xi + tau * dxi
         eta = None if hard else st.eta + tau * deta
-        alpha, s = bk.persist_all(alpha, s)
-        if not hard:
-            xi, eta = bk.persist_all(xi, eta)
-        lows = [xp.min(alpha), xp.min(s)] + ([] if hard else [xp.min(xi), xp.min(eta)])
-        if not all(low > 0 for low in bk.floats(*lows)):
+        if hard:
+            alpha, s = bk.persist_all(alpha, s)
+            sa, low_a, low_s = bk.floats(bk.vdot(s, alpha), xp.min(alpha), xp.min(s))
+            lows, mu = (low_a, low_s), sa / alpha.shape[0]
+        else:
+            alpha, s, xi, eta = bk.persist_all(alpha, s, xi, eta)
+            sa, xe, *lows = bk.floats(bk.vdot(s, alpha), bk.vdot(xi, eta), xp.min(alpha), xp.min(s), xp.min(xi),
+                                      xp.min(eta))
+            mu = (sa + xe) / (2 * alpha.shape[0])   # complementarity(), its two sums and the checks in one sync
+        if not all(low > 0 for low in lows):
             return "the step left the positive orthant (rounding)"
         return IPMState(t=st.t, w=st.w + tau * dw, b=st.b + tau * db if self.bias else 0.0, alpha=alpha, s=s, xi=xi,
-                        eta=eta, mu=bk.float(self.complementarity(alpha, s, xi, eta)), mu0=st.mu0, step=tau)
+                        eta=eta, mu=mu, mu0=st.mu0, step=tau)
 
     # certificate (the subclasses) ---------------------------------------------------------------------------------
     def certify(self, st, previous: dict | None) -> dict:

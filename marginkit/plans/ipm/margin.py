@@ -34,7 +34,7 @@ PROOF_EARLY = 1e-3   # γ̄/R below which the (cached, data-only) hull proof is 
 
 class MaxMarginIPM(InteriorPointPlan):
     """Primal–dual interior-point method (Mehrotra predictor–corrector) for ``MaxMargin``, ``bias`` True or False;
-    ``X`` dense or CSR with at most ``max_columns`` columns."""
+    ``X`` dense or CSR, an array-API array or a row-chunked dask array, with at most ``max_columns`` columns."""
 
     default_tol = 1e-4   # the MaxMargin plans' relative margin gap (plans/common/margin.py)
     log_columns = ("margin", "margin_upper", "gap_bound")

@@ -39,16 +39,8 @@ class NormalEquations:
 
     def __init__(self, bk, X, D, bias: bool):
         d = X.shape[1]
-        G = bk.weighted_gram(X, D)
-        G[np.diag_indices(d)] += 1.0
-        if bias:
-            border = np.asarray(bk.host(bk.rmatvec(X, D)), dtype=np.float64)
-            K = np.empty((d + 1, d + 1))
-            K[:d, :d] = G
-            K[:d, d] = K[d, :d] = border
-            K[d, d] = bk.float(bk.sum(D))
-        else:
-            K = G
+        K = bk.weighted_gram(X, D, bordered=bias)
+        K[np.arange(d), np.arange(d)] += 1.0   # the identity of the w block (not the offset's corner)
         self.bias = bias
         if not np.all(np.isfinite(K)):
             raise Breakdown("the normal matrix is not finite")

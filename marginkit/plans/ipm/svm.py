@@ -25,7 +25,8 @@ from .core import InteriorPointPlan
 
 class SoftMarginIPM(InteriorPointPlan):
     """Primal–dual interior-point method (Mehrotra predictor–corrector) for ``SoftMarginSVM``, ``bias`` True or
-    False, with sample weights; ``X`` dense or CSR with at most ``max_columns`` columns (see
+    False, with sample weights; ``X`` dense or CSR, an array-API array (torch, CuPy, array-api-strict) or a
+    row-chunked dask array, with at most ``max_columns`` columns (see
     :mod:`marginkit.plans.ipm.core` for the normal equations, this module for the certificate)."""
 
     log_columns = ("objective", "dual_objective", "duality_gap")
@@ -59,7 +60,7 @@ class SoftMarginIPM(InteriorPointPlan):
         f = bk.matvec(self.Xa, st.w)
         b = self.offset(f) if self.bias else 0.0
         primal = 0.5 * bk.float(bk.vdot(st.w, st.w)) + bk.hinge_sum(boxa, 1.0 - ya * (f + b))
-        a = bk.persist(bk.clip(st.alpha, 0.0, boxa))
+        a = bk.clip(st.alpha, 0.0, boxa)
         if self.bias:
             a = self.balanced(a)
         v = bk.rmatvec(self.Xa, ya * a)
