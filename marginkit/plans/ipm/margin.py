@@ -48,7 +48,7 @@ class MaxMarginIPM(InteriorPointPlan):
 
     def certify(self, st, previous=None) -> dict:
         y, bk, xp = self.ya, self.bk, self.xp
-        f = bk.matvec(self.Xa, st.w)
+        f = self.scores_of(st)
         pos = y > 0
         b = 0.0
         if self.bias and np.any(self.ya_host > 0) and np.any(self.ya_host < 0):

@@ -57,14 +57,16 @@ class SoftMarginIPM(InteriorPointPlan):
 
     def certify(self, st, previous=None) -> dict:
         ya, boxa, bk = self.ya, self.boxa, self.bk
-        f = bk.matvec(self.Xa, st.w)
+        f = self.scores_of(st)
         b = self.offset(f) if self.bias else 0.0
-        primal = 0.5 * bk.float(bk.vdot(st.w, st.w)) + bk.hinge_sum(boxa, 1.0 - ya * (f + b))
+        hinge = bk.vdot(boxa, bk.clip(1.0 - ya * (f + b), 0.0))   # Σ C_i max(0, 1 − y_i(x_iᵀw + b)), read below
         a = bk.clip(st.alpha, 0.0, boxa)
         if self.bias:
             a = self.balanced(a)
         v = bk.rmatvec(self.Xa, ya * a)
-        dual, vv, violation = bk.floats(bk.sum(a), bk.vdot(v, v), bk.vdot(ya, a) if self.bias else 0.0)
+        ww, hinge, dual, vv, violation = bk.floats(bk.vdot(st.w, st.w), hinge, bk.sum(a), bk.vdot(v, v),
+                                                   bk.vdot(ya, a) if self.bias else 0.0)
+        primal = 0.5 * ww + hinge
         dual = dual - 0.5 * vv
         rel = (primal - dual) / dual if dual > 0 and np.isfinite(dual) else np.inf
         return {"primal": primal, "dual": dual, "duality_gap": primal - dual, "relative_gap": float(rel),
