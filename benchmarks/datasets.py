@@ -31,12 +31,18 @@ class Sizes:
     cvxpy_cap: float = 240.0                 # seconds, upper limit of a CVXPY run
     method_cap: float = 60.0                 # seconds, time limit of a marginkit run
     high_accuracy: bool = True               # reference by a high-accuracy marginkit run (else problem.reference())
+    peers_dense: tuple = (20000, 100)        # the peer rows' raw dense instance (benchmarks/rows_peers.py)
+    peers_sparse: tuple = (20000, 1000)      # the peer rows' raw sparse counts
+    peers_C: tuple = (1e-2, 1.0, 1e3)
+    screening_n: int = 100000                # the screening rows (benchmarks/rows_screening.py), d = 50
+    path_n: int = 100000
 
 
 FULL = Sizes()
 QUICK = Sizes(hard_margin=(300, 30), mnist_per_class=40, svm_dense=(600, 20), svm_sparse_n=500, iteration=(3000, 60),
               coordinate=(2000, 50), esp_per_class=5, memory=(3000, 60), reference=(400, 20), repeats=1, cvxpy_cap=10.0,
-              method_cap=1.0, high_accuracy=False)
+              method_cap=1.0, high_accuracy=False, peers_dense=(300, 10), peers_sparse=(300, 40), peers_C=(1.0,),
+              screening_n=600, path_n=600)
 
 
 @dataclass
