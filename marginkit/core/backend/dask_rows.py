@@ -105,6 +105,24 @@ class DaskBackend(Backend):
         with self.cluster():
             return dask.persist(*arrays)
 
+    def replicate(self, a) -> None:
+        """Copies of ``a``'s persisted blocks on two workers (``Client.replicate``), where a cluster of two or more
+        workers computes: losing one worker then loses no block of ``a``. For an iterate that every round rebuilds from
+        the last (CoCoA+'s dual weights) this bounds what a lost worker costs to one round; without copies dask
+        recomputes the lost blocks from their whole lineage, every round so far, inside one round (measured: +8.9 s
+        for a worker lost at round 40 of 0.3 s rounds), which no time limit can see coming. Costs one copy of the
+        blocks per round between workers (``8n`` bytes); ``a`` never comes to the driver."""
+        client = self._watched()
+        if client is None or not hasattr(a, "dask"):
+            return
+        with self.cluster():
+            if len(client.scheduler_info().get("workers", {})) < 2:
+                return
+            from distributed import futures_of
+            futures = futures_of(a)
+            if futures:
+                client.replicate(futures, n=2)
+
     # ----------------------------------------------------------------------------------------------------------------
     def float(self, a) -> float:
         return float(self.compute(a)[0] if hasattr(a, "compute") else a)

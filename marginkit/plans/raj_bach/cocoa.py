@@ -292,6 +292,7 @@ class CoCoAPlus(DualityGapPlan):
         # backend's SolverFailure, which ends the run with solver_error)
         a_new, total, *certs = self.bk.persist_all(a_new, total, *certs)
         (w, info), *certs = self.bk.compute(total, *certs)
+        self.bk.replicate(a_new)   # a lost worker then costs one round, not the lineage of every round so far
         nxt = self.State(t=st.t + 1, a=a_new, w=w, root=st.root, visits=st.visits + int(info[0]),
                          epochs=st.epochs + float(info[1]) / self.K)
         self.store(nxt, self.combine(certs))
