@@ -20,33 +20,9 @@ import numpy as np
 
 from ..common.numba_rows import (ONE, PREFETCH_AHEAD, SHORT_ROW, dense_axpy, dense_dot, jitable, njit,
                                  prefetch, prefetch_csr_row, prefetch_dense_head, short_dot, sparse_axpy, sparse_dot)
+from .svm_coordinate import _random_below
 
 PG_ZERO = 1e-12   # |projected gradient| below this: no update (liblinear's test)
-
-
-@jitable
-def _bias_update(i, G, a, box, q, pg_max_old, pg_min_old):
-    """``(keep, pg, new a_i)`` for the gradient ``G`` and curvature ``q`` of coordinate ``i`` (box ``[0, C_i]``);
-    ``keep = False`` shrinks the coordinate (Hsieh et al. §3.2: at a bound, its gradient pointing out of the box by
-    more than last epoch's extreme projected gradient)."""
-    ai = a[i]
-    C = box[i]
-    pg = 0.0
-    if ai <= 0.0:
-        if G > pg_max_old:
-            return False, 0.0, ai
-        if G < 0.0:
-            pg = G
-    elif ai >= C:
-        if G < pg_min_old:
-            return False, 0.0, ai
-        if G > 0.0:
-            pg = G
-    else:
-        pg = G
-    if abs(pg) <= PG_ZERO:
-        return True, pg, ai
-    return True, pg, min(max(ai - G / q, 0.0), C)
 
 
 @jitable
@@ -58,68 +34,117 @@ def _prefetch_coordinate(y, a, qii, box, i):
     prefetch(box, i)
 
 
-def bias_epoch_dense(X, y, a, w, qii, box, order, lam, rho, s, pg_max_old, pg_min_old, keep):
-    """One pass over ``order`` (dense C-ordered ``X``); updates ``a``, ``w`` in place and returns
-    ``(pg_max, pg_min, s)`` with ``s = yᵀa`` carried along."""
-    pg_max, pg_min = -np.inf, np.inf
-    m = order.shape[0]
-    short = X.shape[1] <= SHORT_ROW
-    for k in range(m):
-        if k + PREFETCH_AHEAD < m:   # request what the update PREFETCH_AHEAD places ahead reads
-            ahead = np.uint64(order[k + PREFETCH_AHEAD])
-            prefetch_dense_head(X, ahead)
-            _prefetch_coordinate(y, a, qii, box, ahead)
-        i = np.uint64(order[k])
-        G = y[i] * ((short_dot(X, i, w) if short else dense_dot(X, i, w)) + lam + rho * s) - 1.0
-        ok, pg, new = _bias_update(i, G, a, box, qii[i] + rho, pg_max_old, pg_min_old)
-        keep[k] = ok
-        if not ok:
-            continue
-        pg_max = max(pg_max, pg)
-        pg_min = min(pg_min, pg)
-        if new != a[i]:
-            c = (new - a[i]) * y[i]
-            dense_axpy(c, X, i, w)
-            s += c
-            a[i] = new
-    return pg_max, pg_min, s
+def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live, pg_max_old, pg_min_old, seed,
+               lam, lam_ref, rho, s, eps, budget, shrinking, since_check, check_after):
+    """Epochs and multiplier steps on ``a``, ``w`` (in place) over ``index[:active]`` (the active coordinates; the
+    shrunk ones are swapped behind them up to ``live``, the screened ones lie behind ``live`` and are never
+    visited), each epoch in a fresh random order (Fisher-Yates with the xorshift64 generator ``seed``) and followed
+    by ``λ ← λ + ρ s``. The shrinking test is Hsieh et al.'s (§3.2) on the projected gradient; the full live set is
+    restored when the shrunk set is stationary (range ``<= eps``) or the offset has moved by more than ``eps``
+    since the full set was last visited (every gradient moved with it), or nothing is left.
 
-
-def bias_epoch_sparse(data, indices, indptr, y, a, w, qii, box, order, lam, rho, s, pg_max_old, pg_min_old, keep):
-    """:func:`bias_epoch_dense` for CSR ``X`` (``data, indices, indptr``, never copied)."""
-    pg_max, pg_min = -np.inf, np.inf
-    m = order.shape[0]
-    for k in range(m):
-        if k + 2 * PREFETCH_AHEAD < m:   # request what the updates ahead read
-            prefetch(indptr, np.uint64(order[k + 2 * PREFETCH_AHEAD]))
-        if k + PREFETCH_AHEAD < m:
-            ahead = np.uint64(order[k + PREFETCH_AHEAD])
-            prefetch_csr_row(data, indices, indptr, ahead)
-            _prefetch_coordinate(y, a, qii, box, ahead)
-        i = np.uint64(order[k])
-        st, en = np.uint64(indptr[i]), np.uint64(indptr[i + ONE])
-        G = y[i] * (sparse_dot(data, indices, st, en, w) + lam + rho * s) - 1.0
-        ok, pg, new = _bias_update(i, G, a, box, qii[i] + rho, pg_max_old, pg_min_old)
-        keep[k] = ok
-        if not ok:
-            continue
-        pg_max = max(pg_max, pg)
-        pg_min = min(pg_min, pg)
-        if new != a[i]:
-            c = (new - a[i]) * y[i]
-            sparse_axpy(c, data, indices, st, en, w)
-            s += c
-            a[i] = new
-    return pg_max, pg_min, s
+    The round ends after ``budget`` coordinate visits, or after a full-set epoch whose stationarity
+    ``max(M − m, ρ|s|)`` is ``<= eps`` (``stationary``), or when the visits since the last certificate exceed
+    ``check_after`` (``due``): the last two ask the caller for a certificate. Returns ``(active, pg_max_old,
+    pg_min_old, pg_range, station, lam, lam_ref, s, epochs, visits, stationary, due)``."""
+    done = 0
+    epochs = 0
+    stationary = False
+    due = False
+    pg_range = np.inf
+    station = np.inf
+    while True:
+        full = active == live
+        for k in range(active - 1):   # a fresh random order of the active coordinates
+            j = k + _random_below(seed, active - k)
+            tmp = index[k]
+            index[k] = index[j]
+            index[j] = tmp
+        done += active
+        pg_max, pg_min = -np.inf, np.inf
+        k = 0
+        while k < active:
+            if k + PREFETCH_AHEAD < active:   # request what the update PREFETCH_AHEAD places ahead reads
+                ahead = np.uint64(index[k + PREFETCH_AHEAD])
+                if X is None:
+                    prefetch_csr_row(data, indices, indptr, ahead)
+                    if k + 2 * PREFETCH_AHEAD < active:
+                        prefetch(indptr, np.uint64(index[k + 2 * PREFETCH_AHEAD]))
+                else:
+                    prefetch_dense_head(X, ahead)
+                _prefetch_coordinate(y, a, qii, box, ahead)
+            ii = index[k]
+            i = np.uint64(ii)
+            if X is None:
+                dot = sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
+            elif X.shape[1] <= SHORT_ROW:
+                dot = short_dot(X, i, w)
+            else:
+                dot = dense_dot(X, i, w)
+            G = y[i] * (dot + lam + rho * s) - 1.0
+            ai = a[i]
+            C = box[i]
+            pg = G
+            if ai <= 0.0:
+                if G > pg_max_old:   # shrink: swap behind the active part, visit the swapped-in one next
+                    active -= 1
+                    index[k] = index[active]
+                    index[active] = ii
+                    continue
+                if G > 0.0:
+                    pg = 0.0
+            elif ai >= C:
+                if G < pg_min_old:
+                    active -= 1
+                    index[k] = index[active]
+                    index[active] = ii
+                    continue
+                if G < 0.0:
+                    pg = 0.0
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+            if abs(pg) > PG_ZERO:
+                new = min(max(ai - G / (qii[i] + rho), 0.0), C)
+                if new != ai:
+                    c = (new - ai) * y[i]
+                    if X is None:
+                        sparse_axpy(c, data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
+                    else:
+                        dense_axpy(c, X, i, w)
+                    s += c
+                    a[i] = new
+            k += 1
+        epochs += 1
+        pg_range = pg_max - pg_min if pg_max >= pg_min else 0.0
+        move = abs(rho * s)                  # the multiplier step: the offset's move (a margin)
+        station = max(pg_range, move)
+        lam_old = lam
+        lam = lam + rho * s
+        if shrinking:
+            pg_max_old = pg_max if pg_max > 0.0 else np.inf
+            pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+        if full:
+            lam_ref = lam_old
+            if station <= eps:
+                stationary = True
+                break
+        elif pg_range <= eps or abs(lam - lam_ref) > eps or active == 0:
+            active = live
+            pg_max_old, pg_min_old = np.inf, -np.inf
+        if since_check + done > check_after:
+            due = True
+            break
+        if done >= budget or live == 0:   # nothing left to visit: only the caller's check can end the run
+            break
+    return active, pg_max_old, pg_min_old, pg_range, station, lam, lam_ref, s, epochs, done, stationary, due
 
 
 _COMPILED = None
 
 
-def compiled_epochs():
-    """``(bias_epoch_dense, bias_epoch_sparse)`` compiled (on first use; numba's cache keeps them)."""
+def compiled_round():
+    """:func:`bias_round` compiled (on first use; numba's cache keeps it)."""
     global _COMPILED
     if _COMPILED is None:
-        jit = njit()
-        _COMPILED = (jit(bias_epoch_dense), jit(bias_epoch_sparse))
+        _COMPILED = njit()(bias_round)
     return _COMPILED
