@@ -62,8 +62,8 @@ TRACE_COLUMNS = {
     "primal_objective": "the primal objective P at the iterate (when the form's objective is the dual)",
     "dual_objective": "the dual objective D, a certified bound on the optimal value (formerly dual)",
     "duality_gap": "P − D (absolute; the certificate's duality_gap)",
-    "screened": "dual-cd: samples proven at their bound at the optimum and left out of the epochs so far (gap-safe "
-                "screening; certificate['screened'] splits them into removed and fixed)",
+    "screened": "dual-cd, dual-cd-bias: samples proven at their bound at the optimum and left out of the epochs so "
+                "far (gap-safe screening; certificate['screened'] splits them into removed and fixed)",
     "dual_potential": "the function the diagonal plans minimise over their dual variable u (−D at u = −α)",
     "stage_objective": "homotopic: the objective of the current stage's λ-problem",
     "max_violation": "largest constraint violation of the iterate",
