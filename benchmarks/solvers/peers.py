@@ -156,9 +156,8 @@ def run(peer: Peer, X, y, C: float, bias: bool, gap_of, gap: float, cap: float) 
     """``peer`` on ``(X, y, C)``: its settings tightened until ``gap_of(w, b) <= gap``, in a forked child killed
     when its fits have taken ``cap`` seconds (the outcome is then ``capped``: a lower bound on its time)."""
     o = Outcome(label=peer.label, cap=cap)
-    why = missing(peer)
-    if why is None and bias not in peer.bias:
-        why = peer.why
+    # a peer that solves another problem is named as such whether or not it is installed (the table says why)
+    why = peer.why if bias not in peer.bias else missing(peer)
     if why is not None:
         o.status, o.info["note"] = "skipped", why
         return o
