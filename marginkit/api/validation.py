@@ -54,8 +54,7 @@ class _Point:
         v = np.asarray(X.T @ (a * y)).ravel()
         self.w = np.asarray(res.w, dtype=float)
         self.b = float(res.b) if problem.bias else 0.0
-        self.scores = np.asarray(X @ self.w).ravel()
-        self.norms = row_norms(X)
+        self.scores, self.norms = res._train_scores()   # computed once per result, for its interval too
         self.box = box
         self.half_w2 = 0.5 * float(self.w @ self.w)
         self.H = float(box @ np.maximum(0.0, 1.0 - y * (self.scores + self.b)))

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .linalg import scaled_row_norms
+
 PROOF_TOL = 1e-12            # ||Σ q_i y_i x_i|| <= PROOF_TOL·√n·Σ q_i||x_i||: cancellation at the level of rounding
 MAX_ENTRIES = 2_000_000      # n·d above which no exact hull point is attempted (dense data only)
 MAX_ROWS = 5000
@@ -45,13 +47,13 @@ def hull_point(X, y, bias: bool):
         if not np.isfinite(big):
             return None
         unit = 1.0 if big == 0.0 else big
-        norms = unit * np.sqrt(((X / unit) ** 2).sum(axis=1))   # no overflow or underflow of the squares
+        norms = scaled_row_norms(X)
     s = np.where(norms > 0, norms, 1.0)
     if bias:
         # Gordan with an offset: 0 in the hull of y_i [x_i; τ]; the rows scaled to unit norm (τ: the rows' size)
         tau = float(np.median(s))
         cols = y[:, None] * np.hstack([X, np.full((n, 1), tau)])
-        cn = np.sqrt((cols / unit) ** 2 @ np.ones(d + 1)) * unit
+        cn = scaled_row_norms(cols)
         cn = np.where(cn > 0, cn, 1.0)
     else:
         cols = y[:, None] * X
@@ -101,7 +103,7 @@ def min_norm_point(X, y, bias: bool):
         big = float(np.max(np.abs(X)))
         if not np.isfinite(big) or big == 0.0:
             return None
-        norms = big * np.sqrt(((X / big) ** 2).sum(axis=1))
+    norms = scaled_row_norms(X)
     s = np.where(norms > 0, norms, float(norms[norms > 0].min()) if (norms > 0).any() else 1.0)
     A = (y[:, None] * X / s[:, None]).T
     rho = 1e4 * max(1.0, float(np.sqrt(n)))

@@ -30,6 +30,16 @@ def row_norms(X, squared: bool = False) -> np.ndarray:
     return sq if squared else np.sqrt(sq)
 
 
+def scaled_row_norms(X) -> np.ndarray:
+    """:func:`row_norms` without overflow or underflow of the squares (rows of entries near 1e±200): the rows over their
+    largest entry first, the norms scaled back."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    with np.errstate(all="ignore"):
+        big = float(np.max(np.abs(data))) if data.size else 0.0
+    big = big if big > 0 and np.isfinite(big) else 1.0
+    return big * row_norms(X / big)
+
+
 class SignedData:
     """``Z = s * diag(y) X`` as an operator: ``Z @ w = s * y * (X @ w)``, ``Z.T @ q = s * X.T @ (y * q)``.
 

@@ -251,6 +251,7 @@ class Result:
     _kernel_data: Any = None
     _decision: Callable | None = None
     _problem: Any = None       # the problem solved (certified predictions and support sets read its data); not saved
+    _scores: Any = None        # (x_iᵀw, ||x_i||) on the training rows, once computed (core/safe.py); not saved
     setup_time: float = 0.0    # a plan's setup (eigenvalue estimates, normalisation), a reference's model + compile
     solve_time: float = 0.0    # the iterations, or the solver's run
 
@@ -325,14 +326,18 @@ class Result:
         return r, b_range
 
     def _train_scores(self):
-        """``x_iᵀw`` (without the offset) and ``||x_i||`` (``√k(x_i, x_i)`` with a kernel) on the training rows."""
+        """``x_iᵀw`` (without the offset) and ``||x_i||`` (``√k(x_i, x_i)`` with a kernel) on the training rows: one
+        product with ``X`` per result (kept with it; the row norms are the problem's own cached ones)."""
+        if self._scores is not None:
+            return self._scores
         p = self._problem
         if self.dual_coef is not None and p.kernel is not None:
             K = p.gram()
-            return K @ self.dual_coef, np.sqrt(np.clip(np.diag(K), 0, None))
-        from .linalg import row_norms
-        X = p.X if isinstance(p.X, np.ndarray) or sp.issparse(p.X) else host_copy(p.X)
-        return np.asarray(X @ self.w).ravel(), row_norms(X)
+            self._scores = (K @ self.dual_coef, np.sqrt(np.clip(np.diag(K), 0, None)))
+        else:
+            X = p.X if isinstance(p.X, np.ndarray) or sp.issparse(p.X) else host_copy(p.X)
+            self._scores = (np.asarray(X @ self.w).ravel(), np.asarray(host_copy(p.row_norms())))
+        return self._scores
 
     def _certified_predict(self, X):
         f, lo, hi = self._decision_interval(X)
@@ -390,7 +395,7 @@ class Result:
         return cls._unpack(doc, arrays)
 
     def _pack(self, arrays: dict) -> dict:
-        skip = ("trace", "_kernel_data", "_decision", "_problem")
+        skip = ("trace", "_kernel_data", "_decision", "_problem", "_scores")
         doc = {f.name: pack(getattr(self, f.name), arrays) for f in fields(self) if f.name not in skip}
         doc["trace"] = None if self.trace is None else self.trace._pack(arrays)
         kd = self._kernel_data

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.linalg import scaled_row_norms
 from .graph import methods
 
 #: the fast certified methods tried first for each (form, bias), in order; a method the problem does not list (a
@@ -61,15 +62,9 @@ def costs(problem, warm: bool = False) -> dict:
     ``ipm`` in seconds (module docstring)."""
     X = problem.X
     n, d = X.shape
-    if sp.issparse(X):
-        nnz = int(X.nnz)
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        X = np.asarray(X)
-        nnz = int(np.count_nonzero(X))   # the same numbers as for the same data in CSR: the same choice
-        big = float(np.max(np.abs(X))) if X.size else 0.0
-        big = big if big > 0 and np.isfinite(big) else 1.0
-        sq = big * big * ((X / big) ** 2).sum(axis=1)
+    # nonzeros counted the same way for a NumPy array and a CSR matrix: the same data get the same choice
+    nnz = int(X.nnz) if sp.issparse(X) else int(np.count_nonzero(X))
+    sq = scaled_row_norms(X) ** 2
     C = np.asarray(problem.box, dtype=float) if hasattr(problem, "box") else np.ones(n)
     kappa = float(np.max(C * sq)) if n else 0.0
     bias = bool(getattr(problem, "bias", False))

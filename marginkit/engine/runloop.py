@@ -143,93 +143,85 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
 
     start = _time.perf_counter()
     status, t, message, timed_out = None, 0, None, False
-    if resumed is None:
-        clock = Clock(start if begin is None else min(begin, start), time_limit)
-        try:
+    state = None
+    try:   # a lost dask cluster (core/backend/dask_rows.py), wherever it shows: the end of the run, with its reason
+        if resumed is None:
+            clock = Clock(start if begin is None else min(begin, start), time_limit)
             state = plan.init(make_rng(opts.seed), opts.warm_start, budget)
-        except SolverFailure as exc:   # the data's cluster is lost (core/backend/dask_rows.py)
-            return _lost(exc, 0, None, recorder, start)
-        clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
-    else:
-        start -= resumed["elapsed"]   # the reported time and time_limit count the time before the interruption
-        clock = Clock(start if begin is None else min(begin, start), time_limit)
-        clock.step, clock.check, clock.record, clock.save = resumed["clock"]
-        state, t, memo.rule = resumed["state"], resumed["t"], resumed["rule"]
-        recorder.restore(resumed["recorder"])
-        end = resumed["finished"]
-        if end is not None and end["status"] != "user_limit":   # a proven end stays; a budget is tested again
-            status, message = end["status"], end["message"]
-    guard = Guard(plan, state)
-    guard.t_checked = t
-    if not guard.finite(state):
-        return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=recorder.trace,
-                        info={"message": "the starting point is not finite (check warm_start)"})
-    kept = {k: getattr(opts, k) for k in SAVED_OPTIONS
-            if k != "seed" or isinstance(opts.seed, (int, np.integer, type(None)))}
+            clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
+        else:
+            start -= resumed["elapsed"]   # the reported time and time_limit count the time before the interruption
+            clock = Clock(start if begin is None else min(begin, start), time_limit)
+            clock.step, clock.check, clock.record, clock.save = resumed["clock"]
+            state, t, memo.rule = resumed["state"], resumed["t"], resumed["rule"]
+            recorder.restore(resumed["recorder"])
+            end = resumed["finished"]
+            if end is not None and end["status"] != "user_limit":   # a proven end stays; a budget is tested again
+                status, message = end["status"], end["message"]
+        guard = Guard(plan, state)
+        guard.t_checked = t
+        if not guard.finite(state):
+            return Solution(w=None, status="solver_error", time=_time.perf_counter() - start, trace=recorder.trace,
+                            info={"message": "the starting point is not finite (check warm_start)"})
+        kept = {k: getattr(opts, k) for k in SAVED_OPTIONS
+                if k != "seed" or isinstance(opts.seed, (int, np.integer, type(None)))}
 
-    def save(finished=None) -> None:
-        point = {"t": t, "state": state, "rule": memo.rule, "recorder": recorder.position(),
-                 "elapsed": _time.perf_counter() - start - recorder.paused, "options": kept, "finished": finished,
-                 "clock": (clock.step, clock.check, clock.record, clock.save)}
-        clock.save = saver.save(point)
-        recorder.pause(clock.save)   # writing checkpoints is left out of the reported time, as recording is
+        def save(finished=None) -> None:
+            point = {"t": t, "state": state, "rule": memo.rule, "recorder": recorder.position(),
+                     "elapsed": _time.perf_counter() - start - recorder.paused, "options": kept, "finished": finished,
+                     "clock": (clock.step, clock.check, clock.record, clock.save)}
+            clock.save = saver.save(point)
+            recorder.pause(clock.save)   # writing checkpoints is left out of the reported time, as recording is
 
-    at_rest = resumed is not None   # a resumed run enters at the rest point it was saved at
-    with deferred_interrupt(saver):
-        while status is None:
-            if at_rest:
-                at_rest = False
-            else:
-                try:
+        at_rest = resumed is not None   # a resumed run enters at the rest point it was saved at
+        with deferred_interrupt(saver):
+            while status is None:
+                if at_rest:
+                    at_rest = False
+                else:
                     status = _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop,
                                                 budget)
-                except SolverFailure as exc:
-                    return _lost(exc, t, state, recorder, start)
-                if isinstance(status, tuple):   # the guard ended the run
-                    state, t, message = status[1:]
-                    if state is None:
-                        return Solution(w=None, status="solver_error", time=_time.perf_counter() - start,
-                                        trace=recorder.trace, info={"message": message})
-                    status = "solver_error"
-                if status is None and predictions is not None and predictions.due(t, check_every) and \
-                        predictions(state, memo):
-                    status = "user_limit"
-                if status is not None:
+                    if isinstance(status, tuple):   # the guard ended the run
+                        state, t, message = status[1:]
+                        if state is None:
+                            return Solution(w=None, status="solver_error", time=_time.perf_counter() - start,
+                                            trace=recorder.trace, info={"message": message})
+                        status = "solver_error"
+                    if status is None and predictions is not None and predictions.due(t, check_every) and \
+                            predictions(state, memo):
+                        status = "user_limit"
+                    if status is not None:
+                        break
+                    if saver is not None and (saver.interrupted or saver.due()):
+                        save()
+                        if saver.interrupted:   # a deferred Ctrl-C: saved at this rest point
+                            raise KeyboardInterrupt
+                ts = _time.perf_counter()   # a step's cost counts the callback too
+                if t < max_iter and clock.spent(ts, (t + 1) % check_every == 0):
+                    status, timed_out = "user_limit", True
                     break
-                if saver is not None and (saver.interrupted or saver.due()):
-                    save()
-                    if saver.interrupted:   # a deferred Ctrl-C: saved at this rest point
-                        raise KeyboardInterrupt
-            ts = _time.perf_counter()   # a step's cost counts the callback too
-            if t < max_iter and clock.spent(ts, (t + 1) % check_every == 0):
-                status, timed_out = "user_limit", True
-                break
-            try:
-                stops = t >= max_iter or (callback is not None and _callback_stops(callback, state))
-            except KeyboardInterrupt:   # the callback interrupted the run at a rest point: save it, then re-raise
-                if saver is not None:
-                    save()
-                raise
-            if stops:
-                status = "user_limit"
-                break
-            try:
+                try:
+                    stops = t >= max_iter or (callback is not None and _callback_stops(callback, state))
+                except KeyboardInterrupt:   # the callback interrupted the run at a rest point: save it, then re-raise
+                    if saver is not None:
+                        save()
+                    raise
+                if stops:
+                    status = "user_limit"
+                    break
                 nxt = plan.step(state)
-            except SolverFailure as exc:
-                return _lost(exc, t, state, recorder, start)
-            memo.advance()
-            if not guard.finite(nxt):   # never a non-finite iterate under any status
-                status = "solver_error"
-                message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the "
-                           f"data, or an overflow; the last finite iterate (iteration {t}) is returned")
-                break
-            clock.stepped(_time.perf_counter() - ts)
-            state = nxt
-            t += 1
-    elapsed = _time.perf_counter() - start - recorder.paused
-    if saver is not None:
-        save({"status": status, "message": message, "timed_out": timed_out})
-    try:
+                memo.advance()
+                if not guard.finite(nxt):   # never a non-finite iterate under any status
+                    status = "solver_error"
+                    message = (f"the iterate became non-finite in iteration {t + 1}: a step size too large for the "
+                               f"data, or an overflow; the last finite iterate (iteration {t}) is returned")
+                    break
+                clock.stepped(_time.perf_counter() - ts)
+                state = nxt
+                t += 1
+        elapsed = _time.perf_counter() - start - recorder.paused
+        if saver is not None:
+            save({"status": status, "message": message, "timed_out": timed_out})
         trace = recorder.finish(t, state, elapsed, status)
         sol = _with_memo(plan.solution, memo)(state, status)
     except SolverFailure as exc:

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.hull import exact_proof
+from ..core.linalg import scaled_row_norms
 from .base import solve_auxiliary, value_of
 
 HULL_TOL = 1e-6  # a hull distance below this (relative to Σ q_i ||x_i||): no separator's angular margin exceeds it
@@ -47,18 +48,6 @@ def _hull_rows(problem):
     return problem.X, np.asarray(problem.y, dtype=float)
 
 
-def _row_norms(F):
-    if sp.issparse(F):
-        big = float(np.max(np.abs(F.data))) if F.nnz else 0.0
-        big = big if big > 0 and np.isfinite(big) else 1.0
-        G = F / big
-        return big * np.sqrt(np.asarray(G.multiply(G).sum(axis=1)).ravel())
-    F = np.asarray(F)
-    big = float(np.max(np.abs(F))) if F.size else 0.0
-    big = big if big > 0 and np.isfinite(big) else 1.0
-    return big * np.sqrt(((F / big) ** 2).sum(axis=1))
-
-
 def opposite_duplicates(X, y):
     """The Gaussian kernel's proof of non-separability: the same point twice with opposite labels (``q = ½, ½`` on the
     pair cancels exactly, with or without a bias). The Gaussian kernel is strictly positive definite, so data without
@@ -94,7 +83,7 @@ def hull_certificate(problem, solver=None) -> dict:
     F, y = _hull_rows(problem)
     bias = bool(getattr(problem, "bias", False))
     n = problem.n
-    norms = _row_norms(F)
+    norms = scaled_row_norms(F)
     s = np.where(norms > 0, norms, 1.0)
     Z = signed_rows(F, y)
     if bias:

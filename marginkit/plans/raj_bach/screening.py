@@ -36,3 +36,17 @@ def compiled_apply_screen():
     if _COMPILED_SCREEN is None:
         _COMPILED_SCREEN = njit()(dcd_apply_screen)
     return _COMPILED_SCREEN
+
+
+def screened_sets(st) -> tuple[np.ndarray, np.ndarray]:
+    """The samples a coordinate plan's state has screened so far: ``(removed, fixed)``, proven ``a*_i = 0`` and
+    ``a*_i = C_i`` (sorted indices; the pending ones by their place behind ``st.live``, the applied ones by their
+    value, since ``C_i > 0``). The state's ``index`` holds the live samples, then the pending decisions (``removed``
+    first), then the applied ones."""
+    p0, p1 = st.pending
+    pending = st.index[st.live:st.live + p0 + p1]
+    done = st.index[st.live + p0 + p1:]
+    at_zero = st.a[done] <= 0.0
+    removed = np.concatenate([pending[:p0], done[at_zero]])
+    fixed = np.concatenate([pending[p0:], done[~at_zero]])
+    return np.sort(removed), np.sort(fixed)

@@ -117,7 +117,7 @@ from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
 from ..common.numba_rows import COMPILED, available, compiled_info, kernel_rows, resolve_compiled, row_storage
 from .gap import DualityGapPlan
-from .screening import compiled_apply_screen, dcd_apply_screen
+from .screening import compiled_apply_screen, dcd_apply_screen, screened_sets
 from .svm_bias_numba import bias_round, compiled_round
 
 PG_EPS0 = 1.0        # first stationarity threshold for a certificate check (as dual-cd)
@@ -404,14 +404,8 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         st.fixed += int(np.count_nonzero(fixed))
 
     def screened_sets(self, st) -> tuple[np.ndarray, np.ndarray]:
-        """The samples screened so far: ``(removed, fixed)``, proven ``a*_i = 0`` and ``a*_i = C_i`` (sorted)."""
-        p0, p1 = st.pending
-        pending = st.index[st.live:st.live + p0 + p1]
-        done = st.index[st.live + p0 + p1:]
-        at_zero = st.a[done] <= 0.0
-        removed = np.concatenate([pending[:p0], done[at_zero]])
-        fixed = np.concatenate([pending[p0:], done[~at_zero]])
-        return np.sort(removed), np.sort(fixed)
+        """The samples screened so far: ``(removed, fixed)`` (:func:`.screening.screened_sets`)."""
+        return screened_sets(st)
 
     def finite(self, st) -> bool:
         """The run loop's guard, on what a step creates: ``w``, ``yᵀa`` and the multiplier (a NaN in ``a`` reaches

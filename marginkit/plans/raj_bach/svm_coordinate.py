@@ -103,7 +103,7 @@ from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
-from .screening import compiled_apply_screen, dcd_apply_screen
+from .screening import compiled_apply_screen, dcd_apply_screen, screened_sets
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
                                  dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
@@ -470,15 +470,8 @@ class DualCoordinateDescent(DualityGapPlan):
         st.fixed += st.pending[1]
 
     def screened_sets(self, st) -> tuple[np.ndarray, np.ndarray]:
-        """The samples screened so far: ``(removed, fixed)``, proven ``a*_i = 0`` and ``a*_i = C_i`` (sorted indices;
-        the pending ones by their place behind ``live``, the applied ones by their value, since ``C_i > 0``)."""
-        p0, p1 = st.pending
-        pending = st.index[st.live:st.live + p0 + p1]
-        done = st.index[st.live + p0 + p1:]
-        at_zero = st.a[done] <= 0.0
-        removed = np.concatenate([pending[:p0], done[at_zero]])
-        fixed = np.concatenate([pending[p0:], done[~at_zero]])
-        return np.sort(removed), np.sort(fixed)
+        """The samples screened so far: ``(removed, fixed)`` (:func:`.screening.screened_sets`)."""
+        return screened_sets(st)
 
     def measure(self, st) -> dict:
         if st.checked != st.t:
