@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from screening_cases import instance, kkt_violations, screened
 
 import marginkit as mk
 from marginkit.plans.raj_bach import svm_bias
@@ -16,48 +17,14 @@ numba_only = pytest.mark.skipif(not svm_bias.numba_available(), reason="numba is
 
 
 def _instance(seed: int):
-    """A random instance of the kinds the issue lists; ``(X as given, X dense, y, weights, C)``."""
-    rng = np.random.default_rng(seed)
-    n, d = int(rng.integers(6, 60)), int(rng.integers(1, 6))
-    X = rng.standard_normal((n, d)) + rng.uniform(-1, 1, size=d)     # off-centre: the offset matters
-    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
-    y[:2] = (1.0, -1.0)
-    if rng.random() < 0.3:                                  # duplicates, with the same or the opposite label
-        k = int(rng.integers(1, 4))
-        X[-k:] = X[:k]
-        if rng.random() < 0.5:
-            y[-k:] = -y[:k]
-    if rng.random() < 0.2:                                  # zero rows
-        X[int(rng.integers(2, n))] = 0.0
-    if rng.random() < 0.2:                                  # rows on lattice points: margins tie at exactly 1
-        X = np.round(2 * X) / 2
-    X *= 10.0 ** rng.uniform(-3, 3)
-    if rng.random() < 0.3:
-        X = X * (10.0 ** rng.uniform(-2, 2, size=d))        # raw, unscaled columns
-    weights = rng.uniform(0.1, 3.0, size=n) if rng.random() < 0.3 else None
-    if weights is not None and rng.random() < 0.3:
-        weights[int(rng.integers(2, n))] = 0.0              # a weight of 0: C_i = 0, never visited
-    Xs = sp.csr_matrix(X) if rng.random() < 0.25 else X
-    C = float(10.0 ** rng.uniform(-2, 2))
-    # C·max||x_i||² sets the conditioning of the dual: rescale C so that every instance converges in the budget
-    C = min(C, 1e3 / max(float(np.max(np.sum(X * X, axis=1))), 1e-300))
-    return Xs, X, y, weights, C
+    return instance(seed, off_centre=True, zero_weight_from=2)
 
 
 def _screened(problem, steps: int, seed: int, tol: float, **options):
-    """The last state of ``steps`` iterations of ``dual-cd-bias`` and its ``(removed, fixed)`` sets."""
-    plan = problem.compile(METHOD, **options)
-    state = None
-    for state in plan.iterate(steps, seed=seed, tol=tol):
-        pass
-    return plan, state, plan.screened_sets(state)
+    return screened(problem, METHOD, steps, seed, tol, **options)
 
 
-def _kkt_violations(X, y, ref, removed, fixed):
-    """Screened samples whose reference margin contradicts the screen (beyond the reference's own accuracy)."""
-    m = y * (X @ ref.w + ref.b)
-    slack = 1e-6 * (1.0 + np.linalg.norm(X, axis=1) * np.linalg.norm(ref.w) + abs(ref.b))
-    return removed[m[removed] < 1 - slack[removed]], fixed[m[fixed] > 1 + slack[fixed]]
+_kkt_violations = kkt_violations
 
 
 def _check_one(seed: int) -> int:
