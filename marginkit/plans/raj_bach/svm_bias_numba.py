@@ -20,7 +20,7 @@ import numpy as np
 
 from ..common.numba_rows import (ONE, PREFETCH_AHEAD, SHORT_ROW, dense_axpy, dense_dot, jitable, njit,
                                  prefetch, prefetch_csr_row, prefetch_dense_head, short_dot, sparse_axpy, sparse_dot)
-from .svm_coordinate import _random_below
+from .svm_coordinate import _random_below, projected_gradient
 
 PG_ZERO = 1e-12   # |projected gradient| below this: no update (liblinear's test)
 
@@ -84,23 +84,12 @@ def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live,
             G = y[i] * (dot + lam + rho * s) - 1.0
             ai = a[i]
             C = box[i]
-            pg = G
-            if ai <= 0.0:
-                if G > pg_max_old:   # shrink: swap behind the active part, visit the swapped-in one next
-                    active -= 1
-                    index[k] = index[active]
-                    index[active] = ii
-                    continue
-                if G > 0.0:
-                    pg = 0.0
-            elif ai >= C:
-                if G < pg_min_old:
-                    active -= 1
-                    index[k] = index[active]
-                    index[active] = ii
-                    continue
-                if G < 0.0:
-                    pg = 0.0
+            pg = projected_gradient(G, ai, C, pg_max_old, pg_min_old)
+            if pg != pg:   # shrink: swap behind the active part, visit the swapped-in one next
+                active -= 1
+                index[k] = index[active]
+                index[active] = ii
+                continue
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if abs(pg) > PG_ZERO:

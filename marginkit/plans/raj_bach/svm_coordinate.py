@@ -134,6 +134,22 @@ def _random_below(seed, m):
 
 
 @jitable
+def projected_gradient(G, ai, C, pg_max_old, pg_min_old):
+    """The projected gradient of coordinate ``i`` in the box ``[0, C]`` (Hsieh et al. 2008, eq. (10)), or NaN when
+    Hsieh's shrinking test (§3.2: at a bound, the gradient pointing out beyond last epoch's extremes) says to take it
+    out of the active set; the one test of ``dual-cd`` and ``dual-cd-bias``."""
+    if ai <= 0.0:
+        if G > pg_max_old:
+            return np.nan
+        return 0.0 if G > 0.0 else G
+    if ai >= C:
+        if G < pg_min_old:
+            return np.nan
+        return 0.0 if G < 0.0 else G
+    return G
+
+
+@jitable
 def _prefetch_coordinate(y, box, qii, a, i):
     """Request ``y_i, C_i, Q_ii, a_i`` (nothing in Python)."""
     prefetch(y, i)
@@ -198,23 +214,12 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
                 G = y[i] * dense_dot(X, i, w) - 1.0
             ai = a[i]
             C = box[i]
-            pg = G
-            if ai <= 0.0:
-                if G > pg_max_old:   # shrink: swap behind the active part, visit the swapped-in one next
-                    active -= 1
-                    index[k] = index[active]
-                    index[active] = ii
-                    continue
-                if G > 0.0:
-                    pg = 0.0
-            elif ai >= C:
-                if G < pg_min_old:
-                    active -= 1
-                    index[k] = index[active]
-                    index[active] = ii
-                    continue
-                if G < 0.0:
-                    pg = 0.0
+            pg = projected_gradient(G, ai, C, pg_max_old, pg_min_old)
+            if pg != pg:   # shrink: swap behind the active part, visit the swapped-in one next
+                active -= 1
+                index[k] = index[active]
+                index[active] = ii
+                continue
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             estimate += ai * G + C * max(0.0, -G)
