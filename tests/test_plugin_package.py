@@ -5,8 +5,9 @@ with a ``PluginWarning`` that names it, and ``import marginkit`` itself reads no
 
 The package is really installed, by pip, into a temporary folder (``--target``, no network: ``--no-index``), and
 checked in a fresh interpreter that has the folder on its path. pip builds the wheel with setuptools
-(``--no-build-isolation``); an environment without setuptools (a Python 3.12 venv has none) gets the same wheel
-written here from the package's ``pyproject.toml``, and pip installs that.
+(``--no-build-isolation``); an environment where setuptools cannot build a wheel (a Python 3.12 venv has no
+setuptools; a Python 3.11 venv has setuptools 65, which needs the ``wheel`` package for it) gets the same wheel written
+here from the package's ``pyproject.toml``, and pip installs that.
 """
 import base64
 import hashlib
@@ -53,6 +54,18 @@ print(json.dumps(out))
 """
 
 
+def _setuptools_builds_wheels() -> bool:
+    """Whether setuptools is here and can build a wheel: ``bdist_wheel`` is its own from 70.1, before that the
+    ``wheel`` package's."""
+    if importlib.util.find_spec("setuptools") is None:
+        return False
+    if importlib.util.find_spec("wheel") is not None:
+        return True
+    from importlib.metadata import version
+    major, minor = (int(x) for x in version("setuptools").split(".")[:2])
+    return (major, minor) >= (70, 1)
+
+
 def _wheel_by_hand(src: Path, folder: Path) -> Path:
     """The wheel a build backend would make of ``src`` (pure Python: its package, METADATA, WHEEL, the entry points
     of its pyproject.toml, RECORD), for an environment without setuptools."""
@@ -83,7 +96,7 @@ def _install(tmp_path: Path) -> Path:
     """Install the plugin package into a new folder with pip, offline; the folder."""
     src, target = tmp_path / "src", tmp_path / "site"
     shutil.copytree(PACKAGE, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    what = str(src) if importlib.util.find_spec("setuptools") else str(_wheel_by_hand(src, tmp_path))
+    what = str(src) if _setuptools_builds_wheels() else str(_wheel_by_hand(src, tmp_path))
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                            "--no-build-isolation", "--target", str(target), what],
