@@ -88,25 +88,84 @@ def _bandwidth_peak(lib: str, device: str):
         return None
 
 
-def _no_sync_in_steps(lib: str, device: str, plan, steps: int = 3) -> str:
-    """'yes' when ``steps`` calls of ``plan.step`` ran under torch's sync debug mode 'error', the error otherwise;
-    'not checked' off CUDA torch."""
-    if lib != "torch" or device != "cuda":
-        return "not checked"
+def _sync_sites(plan, steps: int = 3) -> list[str]:
+    """The lines of marginkit at which ``steps`` calls of ``plan.step`` synchronised the host with a CUDA device:
+    torch's sync debug mode "warn" raises a warning at each synchronising call, and the innermost marginkit frame of
+    the Python stack at that moment names the line (``file:line function``, counted)."""
+    import collections
+    import os
+    import traceback
+    import warnings
+
     import torch
 
     from marginkit.engine.runloop import Budget
     state = plan.init(np.random.default_rng(0), None, Budget(max_iter=100, tol=0.0))
     torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        for _ in range(steps):
-            state = plan.step(state)
-        return "yes"
-    except RuntimeError as exc:
-        return f"no: {str(exc).splitlines()[0][:100]}"
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sites = collections.Counter()
+
+    def hook(message, category, filename, lineno, file=None, line=None):
+        if "synchroniz" not in str(message):
+            return
+        frames = [f for f in traceback.extract_stack()
+                  if os.sep + "marginkit" + os.sep in f.filename and "benchmarks" not in f.filename]
+        if not frames:
+            sites[f"{filename}:{lineno}"] += 1
+            return
+        # the innermost marginkit line and, when that is a backend helper, the plan's line that called it
+        names = [frames[-1]] + [f for f in reversed(frames) if os.sep + "backend" + os.sep not in f.filename][:1]
+        sites[" <- ".join(dict.fromkeys(f"{os.path.relpath(f.filename, root)}:{f.lineno} {f.name}"
+                                        for f in names))] += 1
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = hook
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            for _ in range(steps):
+                state = plan.step(state)
+            torch.cuda.synchronize()
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    return [f"{site} x{count}" for site, count in sites.items()]
+
+
+def _no_sync_in_steps(lib: str, device: str, plan, steps: int = 3) -> str:
+    """'yes' when ``steps`` calls of ``plan.step`` never synchronised with the device, else 'no: ' and the lines that
+    did (:func:`_sync_sites`); 'not checked' off CUDA torch."""
+    if lib != "torch" or device != "cuda":
+        return "not checked"
+    sites = _sync_sites(plan, steps)
+    return "yes" if not sites else "no: " + "; ".join(sites)
+
+
+SYNC_CASES = (("MaxMargin", False), ("MaxMargin", True), ("SoftMarginSVM", False), ("SoftMarginSVM", True),
+              ("PerturbedSVMDual", None))
+
+
+def sync_report(n: int = 100_000, d: int = 200) -> list[dict]:
+    """Every method that runs on torch CUDA data, for every problem it solves: the lines where its step synchronised
+    (float64, three steps after ``init``)."""
+    import marginkit as mk
+    X, y = _data(n, d)
+    Xd, yd = _to("torch", "cuda", X, "float64"), _to("torch", "cuda", y, "float64")
+    out = []
+    for form, bias in SYNC_CASES:
+        kw = {} if bias is None else {"bias": bias}
+        if form == "SoftMarginSVM":
+            kw["C"] = 1.0
+        P = getattr(mk, form)(Xd, yd, **kw)
+        for method in mk.methods(P):
+            if method == "cvxpy":
+                continue
+            try:
+                sites = _sync_sites(P.compile(method))
+            except Exception as exc:  # noqa: BLE001  (reported, not hidden: the report is the point)
+                sites = [f"error: {type(exc).__name__}: {str(exc)[:120]}"]
+            out.append({"form": form, "bias": bias, "method": method, "sync_sites": sites})
+            print(f"{form:16s} bias={bias!s:5s} {method:28s} " + ("no sync" if not sites else "; ".join(sites)))
+    return out
 
 
 def _problem(form: str, X, y):
@@ -175,11 +234,23 @@ def main(argv=None) -> int:
     ap.add_argument("--dtypes", default="float32,float64")
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-tolerance", action="store_true", help="skip the ipm time-to-1e-6 rows")
+    ap.add_argument("--no-host", action="store_true", help="skip the NumPy runs on the host (the yardstick)")
+    ap.add_argument("--sync-sites", action="store_true",
+                    help="only list, for every method on torch CUDA, the lines where a step synchronises")
     args = ap.parse_args(argv)
     n, d, iters = (2000, 50, 5) if args.quick else (args.rows, args.cols, args.iters)
     libs = _libraries(args.cpu)
     if not libs:
         print("no GPU: skipped")
+        return 0
+    if args.sync_sites:
+        if ("torch", "cuda") not in libs:
+            print("no CUDA torch: skipped")
+            return 0
+        report = sync_report()
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump({"versions": versions(), "sync": report}, fh, indent=1)
         return 0
     X, y = _data(n, d)
     import marginkit as mk
@@ -217,7 +288,8 @@ def main(argv=None) -> int:
             print(f"ipm to 1e-6, bias={bias!s:5s} {lib:5s} {device:4s} {r['seconds']:8.2f} s  "
                   f"{r['iterations']:3d} iterations  {r['status']}  gap {r['relative_gap']:.3g}")
             dump()
-    for form, method in METHODS:   # the same iterations on the host (NumPy, float64): the certificate to compare
+    # the same iterations on the host (NumPy, float64): the certificate to compare
+    for form, method in () if args.no_host else METHODS:
         t0 = time.perf_counter()
         cpu = _problem(form, X, y).compile(method).run(max_iter=iters, tol=0.0, trace=None)
         per = (time.perf_counter() - t0) / max(int(cpu.iterations), 1)
@@ -227,7 +299,7 @@ def main(argv=None) -> int:
                 r["cpu_relative_gap"], r["cpu_seconds_per_iteration"] = cpu_gap, per
         print(f"numpy cpu  float64 {method:17s} {per * 1e3:9.2f} ms/it (problem set-up included)  gap {cpu_gap:.3g}")
         dump()
-    if libs_tol:
+    if libs_tol and not args.no_host:
         r = to_tolerance("numpy", "cpu", X, y, False)
         tol_rows.append(r)
         print(f"ipm to 1e-6, bias=False numpy cpu  {r['seconds']:8.2f} s  {r['iterations']:3d} iterations  "
