@@ -106,7 +106,7 @@ def _sync_sites(plan, steps: int = 3) -> list[str]:
     sites = collections.Counter()
 
     def hook(message, category, filename, lineno, file=None, line=None):
-        if "synchroniz" not in str(message):
+        if "called a synchronizing" not in str(message):   # not the mode's own "prototype feature" notice
             return
         frames = [f for f in traceback.extract_stack()
                   if os.sep + "marginkit" + os.sep in f.filename and "benchmarks" not in f.filename]

@@ -67,10 +67,18 @@ class ArrayAPIBackend(Backend):
 
     def _0d(self, a):
         """A Python number as a 0-d array of the data's dtype and device, a Python bool as a 0-d boolean array there
-        (arrays pass through)."""
-        if isinstance(a, bool):
-            return self.xp.asarray(a, device=self.device)
-        return self.xp.asarray(a, dtype=self.dtype, device=self.device) if isinstance(a, (int, float)) else a
+        (arrays pass through). Made by ``full``, a fill kernel that takes the number as its argument: ``asarray``
+        would copy it from host memory, which on CUDA torch synchronises the host with the device (seen on an H100
+        with torch's sync debug mode; ``benchmarks/gpu.py --sync-sites``)."""
+        if isinstance(a, (bool, np.bool_)):
+            return self.xp.full((), bool(a), dtype=self.xp.bool, device=self.device)
+        if isinstance(a, (int, float, np.floating, np.integer)):
+            return self.xp.full((), float(a), dtype=self.dtype, device=self.device)
+        return a
+
+    def scalar(self, a):
+        """A Python number as a 0-d array of the data's dtype, where the data live, without a host-to-device copy."""
+        return self._0d(a)
 
     def lazy(self, a):
         return a

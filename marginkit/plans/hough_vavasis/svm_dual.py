@@ -173,7 +173,7 @@ class SVMDualFista(IterationPlan):
         device (no warm start, no synchronisation)."""
         bk = self.bk
         if not self.equality:
-            return bk.xp.minimum(bk.xp.maximum(a, 0.0), self.ub), 0.0
+            return bk.clip(bk.clip(a, 0.0), None, self.ub), 0.0   # torch: no host copy
         return bk.search(lambda v: self.project_exact(v, tau0),
                          lambda v: project_box_knapsack(v, self.y, self.ub, self.target, True, self.br), a)
 
