@@ -64,7 +64,10 @@ def costs(problem, warm: bool = False) -> dict:
     n, d = X.shape
     # nonzeros counted the same way for a NumPy array and a CSR matrix: the same data get the same choice
     nnz = int(X.nnz) if sp.issparse(X) else int(np.count_nonzero(X))
-    sq = scaled_row_norms(X) ** 2
+    norms = problem.row_norms() if hasattr(problem, "row_norms") else None   # cached on the problem, shared
+    if norms is None or not np.all(np.isfinite(norms)):   # squares that overflowed: the scaled norms
+        norms = scaled_row_norms(X)
+    sq = norms ** 2
     C = np.asarray(problem.box, dtype=float) if hasattr(problem, "box") else np.ones(n)
     kappa = float(np.max(C * sq)) if n else 0.0
     bias = bool(getattr(problem, "bias", False))

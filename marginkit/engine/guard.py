@@ -11,8 +11,12 @@ import array_api_compat as aac
 import numpy as np
 
 
+_SCALARS = (int, float, bool, str, bytes, type(None), np.generic)
+
+
 def _leaves(value, depth: int = 0):
-    """The values a state holds (a dataclass, a NamedTuple or tuple, and those inside them, three levels deep)."""
+    """The values a state holds (a dataclass, a NamedTuple or tuple, and those inside them, three levels deep;
+    Python and NumPy scalars left out: no check reads them)."""
     if isinstance(value, tuple):
         items = value
     elif hasattr(value, "__dataclass_fields__"):
@@ -22,7 +26,12 @@ def _leaves(value, depth: int = 0):
     out = []
     if depth <= 2:
         for v in items:
-            out.extend(_leaves(v, depth + 1))
+            if isinstance(v, _SCALARS):
+                continue
+            if isinstance(v, np.ndarray):
+                out.append(v)
+            else:
+                out.extend(_leaves(v, depth + 1))
     return out
 
 

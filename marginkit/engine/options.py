@@ -76,7 +76,8 @@ class RunOptions:
     }
 
     def validate(self, method: str) -> None:
-        make_rng(self.seed)   # a seed numpy rejects is a ProblemError naming ``seed``, at compile time
+        if not (self.seed is None or (isinstance(self.seed, (int, np.integer)) and self.seed >= 0)):
+            make_rng(self.seed)   # a seed numpy rejects is a ProblemError naming ``seed``, at compile time
         if (self.stop_when is None) != (self.X_certify is None):
             raise ProblemError(f"{method}: stop_when='predictions' and X_certify go together (the points whose "
                                f"predictions must be certified before the run stops); got stop_when="

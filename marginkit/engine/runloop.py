@@ -80,11 +80,22 @@ def memoized(memo: Memo | None, key, compute):
     return compute() if memo is None else memo.get(key, compute)
 
 
-def _with_memo(hook, memo):
+@functools.lru_cache(maxsize=512)
+def _takes_memo(function) -> bool:
+    """Whether a hook's function has a ``memo`` parameter (asked once per function: ``inspect.signature`` costs
+    tens of microseconds, several times per run)."""
     try:
-        takes = "memo" in inspect.signature(hook).parameters
+        return "memo" in inspect.signature(function).parameters
     except (TypeError, ValueError):
-        takes = False
+        return False
+
+
+def _with_memo(hook, memo):
+    function = getattr(hook, "__func__", hook)   # a bound method: its function (the same for every plan object)
+    try:
+        takes = _takes_memo(function)
+    except TypeError:   # an unhashable callable
+        takes = _takes_memo.__wrapped__(function)
     return functools.partial(hook, memo=memo) if takes else hook
 
 
@@ -440,6 +451,8 @@ class IterationPlan:
         loop calls it only where it checks the stop rule (every ``check_every`` iterations), so a step never
         synchronises a device; a non-finite state there ends the run with ``solver_error`` and the last checked
         iterate. NumPy states answer ``True`` at once (:meth:`finite` already checked them)."""
+        if getattr(getattr(self.form, "backend", None), "kind", None) == "numpy":   # no device array to check
+            return True
         return device_finite(state)
 
     def solution(self, state, status) -> Solution:
