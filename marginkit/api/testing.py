@@ -216,7 +216,8 @@ def _loop_never_writes(s: _Subject):
              "difference means that the loop or a hook changes the state in a way iterate() does not")
 def _iterate_equals_run(s: _Subject):
     plan, k = s.compile(), ITERATE_STEPS
-    states = list(plan.iterate(k, seed=ITERATE_SEED))
+    # the same tol for both: a plan may steer its iterates by it (dual-cd-bias aims its checks at tol)
+    states = list(plan.iterate(k, seed=ITERATE_SEED, tol=0.0))
     sol = plan.run_solution(max_iter=k, tol=0.0, seed=ITERATE_SEED, trace=1, keep_iterates=True)
     if not (sol.iterations == k or sol.status != "user_limit"):
         raise _Broken(f"run(max_iter={k}) stopped at iteration {sol.iterations} with status 'user_limit'")

@@ -55,7 +55,9 @@ same iterates at every scale ``c``, up to rounding. Not scale-free in the other 
 range and the offset's last move ``ρ|yᵀa|`` (both margins, dimensionless), is below ``eps_pg``; after a check
 that does not certify ``tol``, ``eps_pg`` shrinks by :func:`next_check_factor`; and, as a fallback that keeps the
 stop from starving, whenever the coordinate visits since the last check exceed half of those before it (and
-``n``). Shrinking (Hsieh et al. §3.2)
+``16 n``: a check costs a product with X, the offset's search and Python-level work, more than an epoch on small
+data; 16 against 1 cut the checks from 10 to 6 and the time by 10–25 % on MNIST 4 vs 9, river's phishing, z-scored
+breast cancer, a dense 50,000 × 100 and a sparse a9a-like instance). Shrinking (Hsieh et al. §3.2)
 restores the full set when the shrunk set is stationary, and also when the offset has moved by more than
 ``eps_pg`` since the full set was last visited (every gradient moved with it).
 
@@ -125,6 +127,7 @@ PG_EPS_DECAY = (1 / 16, 2 / 3)   # range of the factor applied to the threshold 
 SCREEN_WORTH = 0.01  # a screening test runs only where a first look finds at least this fraction of live samples
 WARM_WORK = 16       # a warm start's fallback checks start as after this many epochs (its gap aims the first check)
 MIN_ROUND = 1 << 16  # coordinate visits per step at least (with shrinking): the Python step costs ~0.1 ms
+FALLBACK_WORK = 16   # the fallback's first check comes after this many epochs' visits at least (module docstring)
 
 
 def next_check_factor(gap: float, tol: float) -> float:
@@ -341,7 +344,7 @@ class BiasDualCoordinateDescent(DualityGapPlan):
             s += float(self.y[moved] @ (target - a[moved]))
             self.apply_screen(*self.rows, self.y, self.box, a, w, index, st.live, p0, p1)
         old_max, old_min = (st.pg_max, st.pg_min) if self.use_shrinking else (np.inf, -np.inf)
-        check_after = max(self.n, st.work_checked // 2) - (st.work - st.work_checked)
+        check_after = max(FALLBACK_WORK * self.n, st.work_checked // 2) - (st.work - st.work_checked)
         (active, pg_max, pg_min, pg_range, station, lam, lam_ref, s, epochs, visits, stationary, due) = self.round(
             *self.rows, self.y, self.box, self.qii, a, w, index, st.active, st.live, old_max, old_min, seed, st.lam,
             st.lam_ref, self.rho_abs, s, st.eps_pg, self.budget, self.use_shrinking, 0, check_after)
