@@ -23,9 +23,9 @@ def fmt_tol(tol: float) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 # hard margin
 # ----------------------------------------------------------------------------------------------------------------
-def _hard_margin_row(target, X, y, cfg: Sizes) -> Row:
-    row = Row.of(target, data.size(X.shape))
-    make = ProblemSpec("MaxMargin", (X, y))
+def _hard_margin_row(target, X, y, cfg: Sizes, bias: bool = False) -> Row:
+    row = Row.of(target, data.size(X.shape), **({"bias": True} if bias else {}))
+    make = ProblemSpec("MaxMargin", (X, y), {"bias": True} if bias else {})
     probe = make()
     avail, missing = mk.available(probe, mk.pool(target.competitors))
     if missing:
@@ -63,6 +63,10 @@ def _hard_margin_row(target, X, y, cfg: Sizes) -> Row:
 
 def hard_margin_synthetic(cfg: Sizes) -> list[Row]:
     return [_hard_margin_row(BY_NAME["hard-margin-synthetic"], *data.hard_margin_synthetic(cfg), cfg)]
+
+
+def hard_margin_bias(cfg: Sizes) -> list[Row]:
+    return [_hard_margin_row(BY_NAME["hard-margin-bias"], *data.hard_margin_shifted(cfg), cfg, bias=True)]
 
 
 def hard_margin_mnist(cfg: Sizes) -> list[Row]:

