@@ -57,17 +57,31 @@ def _preferred(problem, listed) -> str:
     return "cvxpy" if "cvxpy" in listed or not listed else listed[0]
 
 
+SAMPLE_ABOVE, SAMPLE_STEP = 1 << 17, 8   # entries above which the nonzeros are counted on every 8th row
+
+
+def _nonzeros(X) -> int:
+    """The nonzeros of ``X``, counted the same way for a NumPy array and a CSR matrix (the same data get the same
+    choice): exactly up to :data:`SAMPLE_ABOVE` entries, else on every :data:`SAMPLE_STEP`-th row and scaled (a
+    count over all of a dense ``X`` cost 0.3 ms on MNIST 4 vs 9, 1,000 × 784, whose solve takes 7 ms)."""
+    n, d = X.shape
+    step = 1 if n * d <= SAMPLE_ABOVE else SAMPLE_STEP
+    if sp.issparse(X):
+        counted = int(np.diff(sp.csr_matrix(X).indptr)[::step].sum()) if step > 1 else int(X.nnz)
+    else:
+        counted = int(np.count_nonzero(X[::step]))
+    return counted if step == 1 else counted * n // len(range(0, n, step))
+
+
 def costs(problem, warm: bool = False) -> dict:
     """The cost model's numbers for a linear soft-margin problem: ``kappa``, ``nnz``, and the estimates ``cd`` and
     ``ipm`` in seconds (module docstring)."""
     X = problem.X
     n, d = X.shape
-    # nonzeros counted the same way for a NumPy array and a CSR matrix: the same data get the same choice
-    nnz = int(X.nnz) if sp.issparse(X) else int(np.count_nonzero(X))
-    norms = problem.row_norms() if hasattr(problem, "row_norms") else None   # cached on the problem, shared
-    if norms is None or not np.all(np.isfinite(norms)):   # squares that overflowed: the scaled norms
-        norms = scaled_row_norms(X)
-    sq = norms ** 2
+    nnz = _nonzeros(X)
+    sq = problem.row_norms_squared() if hasattr(problem, "row_norms_squared") else None   # cached, shared
+    if sq is None or not np.all(np.isfinite(sq)):   # squares that overflowed: the scaled norms
+        sq = scaled_row_norms(X) ** 2
     C = np.asarray(problem.box, dtype=float) if hasattr(problem, "box") else np.ones(n)
     kappa = float(np.max(C * sq)) if n else 0.0
     bias = bool(getattr(problem, "bias", False))

@@ -210,6 +210,12 @@ class _LabelledData(Problem):
         """``||x_i||`` for every row (cached), where ``X`` lives (read-only where NumPy)."""
         return self._cached("row_norms", lambda: read_only(self.backend.row_norms(self.X)))
 
+    def row_norms_squared(self) -> np.ndarray:
+        """``||x_i||²`` for every row of NumPy/SciPy data (cached, read-only): the coordinate plans' curvatures and
+        the cost model of ``solve("auto")`` read the same array."""
+        from ..core.linalg import row_norms
+        return self._cached("row_norms_squared", lambda: read_only(row_norms(self.X, squared=True)))
+
     def max_row_norm(self) -> float:
         """``R = max_i ||x_i||`` as a Python float (one reduction where ``X`` lives)."""
         return self._cached("max_row_norm", lambda: self.backend.float(self.backend.xp.max(self.row_norms())))

@@ -109,7 +109,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.linalg import row_norms
 from ...core.params import Boolean, Interval
 from ...core.safe import EPS, gap_radius, margin_intervals, offset_interval
 from ...core.solution import Solution
@@ -261,7 +260,7 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)
         self.n, self.d = form.X.shape
         self.X, self.csr, self.Xop = row_storage(form.X)
-        self.qii = row_norms(self.Xop, squared=True)
+        self.qii = np.array(form.row_norms_squared())   # shared with the cost model; a writable copy for numba
         self.support = np.flatnonzero(self.box > 0).astype(np.int64)   # C_i = 0: a_i = 0 forever
         q = self.qii[self.support]
         mean_q = float(q.mean()) if q.size else 0.0

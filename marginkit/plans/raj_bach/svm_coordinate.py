@@ -96,7 +96,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.linalg import row_norms
 from ...core.params import Boolean
 from ...core.safe import EPS, gap_radius
 from ...core.solution import Solution
@@ -317,7 +316,7 @@ class DualCoordinateDescent(DualityGapPlan):
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)   # C_i = C·s_i
         self.n, self.d = form.X.shape
         self.X, self.csr, self.Xop = row_storage(form.X)
-        self.qii = row_norms(self.Xop, squared=True)
+        self.qii = np.array(form.row_norms_squared())   # shared with the cost model; a writable copy for numba
         self.movable = np.flatnonzero(self.box > 0.0).astype(np.int64)   # C_i = 0: a_i = 0 for ever
         self.budget = max(self.n, MIN_ROUND) if self.config.shrinking else self.n   # updates per round
         self.round = compiled_round() if self.resolved_backend == "numba" else dcd_round
