@@ -58,19 +58,21 @@ def offset_interval(scores, norms, y, box, r: float) -> tuple[float, float]:
     # a sum that is 0 in exact arithmetic (a flat stretch of g: equal weights on both sides) may round either way:
     # sums within ``zero`` of 0 count as 0 on the side that widens the interval
     zero = 4.0 * len(C) * EPS * float(C.sum())
+    # any sort will do: C_i >= 0 makes the running sum nondecreasing, so its first crossing falls in the same group
+    # of equal breakpoints (the same b) whatever the order inside the group (quicksort: 7x a stable sort at 1e5)
     t = np.where(pos, 1.0 - lo, -1.0 - lo)
-    order = np.argsort(t, kind="stable")
+    order = np.argsort(t)
     run = start + np.cumsum(C[order])
     above = run > zero
-    b_hi = float(t[order][int(np.argmax(above))]) if above.any() else np.inf
+    b_hi = float(t[order[int(np.argmax(above))]]) if above.any() else np.inf
     # breakpoints of the largest right derivative: b = 1 − hi and b = −1 − hi; it is >= 0 from the first b with
     # running sum >= 0 on
     t = np.where(pos, 1.0 - hi, -1.0 - hi)
-    order = np.argsort(t, kind="stable")
+    order = np.argsort(t)
     run = start + np.cumsum(C[order])
     reached = run >= -zero
-    b_lo = float(t[order][int(np.argmax(reached))]) if reached.any() else -np.inf
-    slack = 8 * EPS * (1.0 + float(np.max(np.abs(np.concatenate([lo, hi])), initial=0.0)))
+    b_lo = float(t[order[int(np.argmax(reached))]]) if reached.any() else -np.inf
+    slack = 8 * EPS * (1.0 + max(float(np.max(np.abs(lo), initial=0.0)), float(np.max(np.abs(hi), initial=0.0))))
     if not (np.isfinite(b_lo) and np.isfinite(b_hi)):
         return -np.inf, np.inf
     return b_lo - slack, b_hi + slack
