@@ -39,3 +39,37 @@ def test_without_a_gpu_it_says_so(capsys):
         pass
     assert _gpu().main(["--quick"]) == 0
     assert capsys.readouterr().out.strip() == "no GPU: skipped"
+
+
+def test_sync_sites_name_the_marginkit_line_that_waits(monkeypatch):
+    """``--sync-sites`` on a CPU stand-in: torch's CUDA calls made no-ops, and a Python float taken from a tensor
+    warned as a synchronising call does on CUDA; the report names the plan's line behind the backend helper, and a
+    step that takes no float reports nothing."""
+    torch = pytest.importorskip("torch")
+    import warnings
+    gpu = _gpu()
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "set_sync_debug_mode", lambda mode: None)
+    to = gpu._to
+    monkeypatch.setattr(gpu, "_to", lambda lib, device, A, dtype: to(lib, "cpu", A, dtype))
+    plain = torch.Tensor.__float__
+
+    def warned(self):
+        warnings.warn("called a synchronizing CUDA operation")
+        return plain(self)
+
+    monkeypatch.setattr(torch.Tensor, "__float__", warned)
+    report = {(r["form"], r["bias"], r["method"]): r["sync_sites"] for r in gpu.sync_report(400, 12)}
+    ipm = report[("SoftMarginSVM", False, "ipm")]
+    assert ipm and all("marginkit/" in site for site in ipm)
+    assert any("plans/ipm/" in site for site in ipm)       # the plan's own line, not only the backend's
+    assert report[("MaxMargin", False, "dual-accelerated")] == []
+
+
+def test_sync_sites_need_cuda_torch(capsys):
+    pytest.importorskip("torch")
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert _gpu().main(["--sync-sites", "--cpu"]) == 0
+    assert capsys.readouterr().out.strip() == "no CUDA torch: skipped"
