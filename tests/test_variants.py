@@ -155,7 +155,7 @@ def test_describe_dykstra_on_dask_lists_the_cocoa_margin_options():
     assert on_dask.via == ("MaxMargin", "MinNormFeasibility")
     accelerated = mk.describe("dykstra-accelerated", mk.MaxMargin(da.from_array(X, chunks=(20, -1)), y))
     assert _option_names(accelerated) == ["local_epochs", "aggregation", "output", "compiled"]
-    assert _option_names(mk.describe("dykstra", mk.MaxMargin(X, y))) == ["step", "compiled"]
+    assert _option_names(mk.describe("dykstra", mk.MaxMargin(X, y))) == ["step", "compiled", "screening"]
 
 
 def test_describe_without_a_problem_names_the_variants():

@@ -302,6 +302,8 @@ def rb_checks(run: _Run) -> list[dict]:
         why = "eq. (8) bounds the v-sequence (output='v'); theta(alpha_t) has no rate guarantee"
     elif run.warm:
         why = "the bound is evaluated from alpha_0 = 0 (no warm start)"
+    elif ((run.result.certificate or {}).get("screened") or {}).get("removed", 0):
+        why = "eq. (8) bounds a run without screening (a screen restarts Algorithm 2 on the live constraints)"
     consts = None if why else _rb_constants(run)
     if isinstance(consts, str):
         why = consts

@@ -30,12 +30,13 @@ falls out as its special case. A new kind of constraint is a new system; the alg
   (``u += a_i coef`` in place), ``prox_delta(i, λ_i, m, τ)`` (Lemma 1's ``Δλ_i``), ``smd_delta(i, m, h)``
   (``h (Π_{Y_i}(m) − m)``);
 * whole epochs, which a system may run compiled: ``epoch(rule, step, idx, lam, u, q, runner)`` and
-  ``apcg_epoch(Linv, idx, alpha, ehat, ua, ue, scal, q, runner)`` (the NumPy ones are generic over the
+  ``apcg_epoch(Linv, idx, alpha, ehat, ua, ue, scal, q, runner, n=None)`` (``n``: how many coordinates the indices
+  are drawn from, all by default; the NumPy ones are generic over the
   one-coordinate operations above; rows also have numba twins; ``runner`` is ``"numba"`` or ``"numpy"``, as the
   plan's option ``compiled`` resolved);
 * the certificate: ``rmatvec(λ) = Σ a_iλ_i``, ``check_dual(λ, name)`` (a warm start in the dual domain),
   ``repair(λ, u)`` (λ moved exactly into the dual domain, ``u`` updated), ``linear_part(λ) = −Σ σ_{Y_i}(−λ_i)``,
-  ``farkas_numerator(λ, x0)`` and ``evaluate(θ, objective)`` (``primal``, ``max_violation``; for margins also a
+  ``farkas_numerator(λ, x0)`` and ``evaluate(θ, objective, a=None)`` (``primal``, ``max_violation``; for margins also a
   feasible rescaled ``point``).
 """
 from __future__ import annotations
@@ -203,12 +204,13 @@ class RowConstraints:
                                                              self.margin, rule, step, idx, lam, u, q))
         return numpy_coordinate_epoch(self, rule, step, idx, lam, u, q)
 
-    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, runner):
+    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, runner, n=None):
+        n = self.n if n is None else n   # the coordinates sampled from (fewer once screening removed some)
         if runner == "numba":
             X2, data, indices, indptr, dense = self._kernel_data
             return float(compiled_kernels().apcg_epoch(X2, data, indices, indptr, dense, self.d, self.s, self.c,
-                                                       self.margin, Linv, idx, alpha, ehat, ua, ue, scal, q))
-        return numpy_apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q)
+                                                       self.margin, Linv, idx, alpha, ehat, ua, ue, scal, q, n))
+        return numpy_apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, n)
 
     # certificate ---------------------------------------------------------------------------------
     def check_dual(self, lam, name):
@@ -236,8 +238,9 @@ class RowConstraints:
     def farkas_numerator(self, lam, x0) -> float:
         return float(self.c_shift @ lam)
 
-    def evaluate(self, theta, objective) -> dict:
-        a = self.matvec(theta)
+    def evaluate(self, theta, objective, a=None) -> dict:
+        """The certificate's primal half at ``θ``; ``a``: the margins ``a_iᵀθ`` when the caller has them."""
+        a = self.matvec(theta) if a is None else a
         if not self.margin:
             return {"primal": objective(theta), "max_violation": float(np.max(np.abs(a - self.c)))}
         amin = float(a.min())
@@ -297,8 +300,8 @@ class SetConstraints:
     def epoch(self, rule, step, idx, lam, u, q, runner):
         return numpy_coordinate_epoch(self, rule, step, idx, lam, u, q)
 
-    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, runner):
-        return numpy_apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q)
+    def apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, runner, n=None):
+        return numpy_apcg_epoch(self, Linv, idx, alpha, ehat, ua, ue, scal, q, n)
 
     def check_dual(self, lam, name):
         pass
@@ -313,7 +316,7 @@ class SetConstraints:
     def farkas_numerator(self, lam, x0) -> float:
         return self.linear_part(lam) - float(lam.sum(axis=0) @ x0)
 
-    def evaluate(self, theta, objective) -> dict:
+    def evaluate(self, theta, objective, a=None) -> dict:
         return {"primal": objective(theta), "max_violation": max(K.distance(theta) for K in self.sets)}
 
     def farkas_certificate(self, lam) -> dict | None:

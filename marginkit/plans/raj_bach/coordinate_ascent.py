@@ -56,18 +56,63 @@ When the problem's CVXPY reference is already cached (``problem.reference()``), 
 ``reference_gap = ψ(θ*) − D(λ)`` and ``bregman_to_reference = D_ψ(θ*, θ(λ))`` (RB Prop. 1: the latter is at
 most the former).
 
+**Gap-safe screening** (option ``screening`` of ``dykstra`` and ``dykstra-accelerated``, default True; margins
+only). *Proof.* For ``1 < p <= 2``, ``ψ = ½||·||_p²`` is ``(p − 1)``-strongly convex with respect to ``||·||_p``
+(Ball, Carlen & Lieb, *Sharp uniform convexity and smoothness inequalities for trace norms*, Invent. Math. 115,
+1994, Prop. 3), so ``D_ψ(θ*, θ) >= (p − 1)/2·||θ* − θ||_p²``. For λ in the dual domain, RB Prop. 1 gives
+``D_ψ(θ*, θ(λ)) <= ψ_0(θ*) − D(λ)`` (``ψ_0 = D_ψ(·, θ0)``, the objective), and ``ψ_0(θ*) <= ψ_0(z)`` for every
+feasible ``z``. With the feasible point of the certificate, ``z = θ(λ)/min_i a_iᵀθ(λ)``, the gap
+``G = ψ_0(z) − D(λ)`` therefore gives
+
+    ``||θ* − θ(λ)||_p <= r = √(2G/(p − 1))``
+
+(the Gap Safe sphere of Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe screening rules for sparsity enforcing
+penalties*, JMLR 18(128), 2017, Theorem 6, here with the Bregman bound of RB Prop. 1 in place of the strong
+concavity of the dual), and by Hölder ``|a_iᵀθ* − a_iᵀθ(λ)| <= r·||a_i||_q``. A margin constraint with
+``a_iᵀθ(λ) − r||a_i||_q > 1`` is therefore inactive at the (unique) optimum ``θ*``; by complementary slackness every
+optimal multiplier has ``λ*_i = 0``, and the problem without constraint ``i`` has the same optimum (``θ*`` is
+feasible for it and optimal: the KKT conditions hold with ``λ_i = 0``). So the screened ``λ_i`` is set to 0
+(``u −= a_iλ_i``) and the epochs never draw ``i`` again. The rule uses only a certified gap: it applies where the
+certificate's primal value belongs to a feasible point, i.e. to margins when ``θ(λ)`` separates, and never to
+interpolation (an equality constraint is never inactive, and its multiplier's sign is free) nor to
+:class:`~marginkit.ProjectionOntoIntersection` (no feasible point is at hand, so the gap there bounds nothing; a
+ball inside the interior of ``K_i`` would prove ``λ*_i = 0`` only with one). ``mirror-descent`` has no screening:
+its iterates do not converge to ``θ*`` for margins (they stop at the first feasible point met), so a constraint
+inactive at ``θ*`` may still be the one that stops them, and removing it would change what the method returns.
+
+**Resolved here.** *Rounding*: the computed margins carry at most ``(d + 20)·eps·||a_i||_q·||θ||_p`` of error
+(the dot product, and ``∇ψ*`` for p ≠ 2), which widens every interval; ``z`` is built with ``min_i a_iᵀθ`` lowered by
+that much, so it is feasible in exact arithmetic; the gap gets the rounding of its sums (``(n + d)·eps`` relative)
+and an allowance ``4√t·eps·||u||_q·ρ`` (``t`` coordinate steps, ``ρ`` the norm of the vectors ``u`` is kept in) for
+the drift of the maintained ``u`` from ``u0 + Σ a_iλ_i`` (the random-walk growth of rounding errors; Higham,
+*Accuracy and Stability of Numerical Algorithms*, 2nd ed., 2002, §2.8); where the dual point was repaired into
+the domain (the accelerated ``v``), the radius grows by ``||u' − u||_q/(p − 1)``, the move of ``∇ψ*`` (``ψ*`` is
+``1/(p − 1)``-smooth). *When*: a step computes the full certificate of the state it makes at the epochs of the
+geometric schedule (where the stop rule computes it anyway; the state keeps it, so the stop rule, the trace and
+the solution read the same one and screening costs no product with X), screens from it, and applies the decision
+at the start of the next step. *Sampling*: until something is screened the epochs draw ``n`` indices in
+``[0, n)`` exactly as without screening (the same iterates); after, an epoch draws ``m`` indices uniformly from the
+``m`` live constraints. *Acceleration*: ``dykstra-accelerated`` applies a screen by restarting Algorithm 2 (APCG)
+on the live constraints from the certified point ``v`` (repaired, screened entries set to 0): ``ê = 0``,
+``γ = 1/m``, ``π = 1``. Each restart is a fresh APCG run on a problem with the same optimum, and each removes at
+least one constraint, so there are at most ``n`` of them and the rate of the last run holds from there on.
+The certificate is always that of the full problem (every constraint in ``max_violation`` and in the feasible
+point, the full λ in ``D(λ)``): screening never changes what a status means. ``certificate["screened"]`` reports
+``{"removed": k, "fixed": 0}`` (the format of ``dual-cd``; a multiplier without an upper bound is never fixed).
+
 The reduction ``MaxMargin(bias=False, kernel=None) -> MinNormFeasibility(p=2, "margin")``
 (:mod:`marginkit.engine.reductions`) lists these methods on ``MaxMargin`` (the solution ``w`` is the same vector).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
 from ...core.mirror import bregman_lp, conjugate_exponent, grad_conjugate, grad_half_sq_norm, lp_norm
-from ...core.params import Interval, Options
+from ...core.params import Boolean, Interval, Options
+from ...core.safe import EPS
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
@@ -75,7 +120,7 @@ from ...engine.runloop import IterationPlan, memoized, on_geometric_schedule
 from ...core.hull import MAX_ENTRIES as HULL_MAX_ENTRIES, PROOF_TOL as HULL_TOL, exact_proof
 from ..common.margin import data_cached
 from ..common.numba_rows import COMPILED, CompiledEpochs, compiled_info, resolve_compiled
-from .constraints import RowConstraints, SetConstraints, compiled_kernels
+from .constraints import BLOCK_ELEMENTS, RowConstraints, SetConstraints, compiled_kernels
 from .cost import epoch_cost_ratio
 from .epochs import PERCEPTRON, RCD, SMD
 
@@ -87,11 +132,16 @@ _SETS_NOT_COMPILED = "is only available for row constraints (MinNormFeasibility)
 
 @dataclass
 class DualState:
-    t: int                 # coordinate steps done (epochs × n)
+    t: int                 # coordinate steps done (epochs × n without screening)
     lam: np.ndarray        # λ (Alg. 1, SMD, perceptron) or α (Alg. 2)
     u: np.ndarray          # u0 + Σ a_i λ_i, so θ(λ) = ∇ψ*(u)
     rng: object = None     # the run's random generator (draws each epoch's indices)
     residual: float = np.inf      # largest coordinate residual |Δλ_i|/step_i of the epoch that made this state
+    epochs: int = 0        # epochs run
+    live: np.ndarray = None       # the constraints the epochs draw from, sorted (None: all of them)
+    pending: np.ndarray = None    # screened at this state's check; λ_i = 0 and out of ``live`` from the next step on
+    screened: int = 0      # constraints screened so far (pending ones included)
+    cert: dict = None      # this state's full certificate, when its step computed it (a screening check)
 
 
 @dataclass
@@ -131,6 +181,11 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
         self.Linv = np.where(L > 0, 1.0 / np.where(L > 0, L, 1.0), 0.0)
         self.L_max = float(L.max())
         self.inv_L_max = 1.0 / self.L_max if self.L_max > 0 else 0.0   # all-zero data: no step to take
+        # gap-safe screening (module docstring): proven for margins only, in the plans that declare the option
+        self.use_screening = bool(getattr(self.config, "screening", False)) and \
+            isinstance(self.system, RowConstraints) and self.system.margin
+        if self.use_screening:
+            self.norms_q = np.sqrt(L * (self.p - 1.0))   # ||a_i||_q (L_i = ||a_i||_q²/(p − 1), RB Lemma 1)
 
     # hooks ---------------------------------------------------------------------------------------
     def start_lambda(self, warm_start):
@@ -149,22 +204,121 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
         return lam
 
     def init(self, rng, warm_start, budget=None):
-        """λ from the warm start (zero by default) and ``u = u0 + Σ a_iλ_i``; no constant depends on the budget."""
+        """λ from the warm start (zero by default) and ``u = u0 + Σ a_iλ_i``; no constant depends on the budget.
+        With screening, the initial state is checked (the stop rule computes its certificate anyway)."""
         lam = self.start_lambda(warm_start)
         u = self.u0 + self.system.rmatvec(lam)
-        return self.initial_state(lam, u, rng)
+        state = self.initial_state(lam, u, rng)
+        if self.use_screening:
+            self.screen(state)
+        return state
 
     def initial_state(self, lam, u, rng):
         return DualState(t=0, lam=lam, u=u, rng=rng)
 
     def step(self, state):
-        """One epoch: ``n`` coordinate updates with indices drawn uniformly by the run's generator."""
-        n = self.system.n
-        return self.epoch(state, state.rng.integers(0, n, size=n))
+        """One epoch: ``n`` coordinate updates with indices drawn uniformly by the run's generator; after gap-safe
+        screening, as many as there are live constraints, drawn uniformly among them (module docstring). At the
+        epochs of the geometric schedule a plan with screening checks the new state (:meth:`screen`)."""
+        if state.pending is None and state.live is None:   # nothing screened: the draw of a plan without screening
+            n = self.system.n
+            nxt = self.epoch(state, state.rng.integers(0, n, size=n))
+        else:
+            state = self.apply_screen(state) if state.pending is not None else state
+            m = len(state.live)
+            nxt = self.epoch(state, state.live[state.rng.integers(0, m, size=m)] if m else state.live)
+        if self.use_screening and on_geometric_schedule(nxt.epochs):
+            self.screen(nxt)
+        return nxt
 
     def epoch(self, state, idx):
         """The state after the coordinate updates ``idx`` (in this order) from ``state``."""
         raise NotImplementedError
+
+    def advanced(self, state, **changes):
+        """The state an epoch made from ``state``: ``changes`` (the new iterate) and one more epoch; what
+        screening decided is kept, its check and certificate are the old state's own."""
+        return replace(state, epochs=state.epochs + 1, pending=None, cert=None, **changes)
+
+    # gap-safe screening (module docstring) ---------------------------------------------------------
+    def screen(self, state) -> None:
+        """Check ``state`` (just made, before anyone reads it): compute its full certificate (kept in
+        ``state.cert``: the stop rule, trace and solution read that one) and the live margin constraints it proves
+        inactive at the optimum, ``a_iᵀθ − 1 > r||a_i||_q`` plus rounding (``pending``, applied by the next step)."""
+        dc = self._dual_certificate(state)
+        theta = grad_conjugate(dc["u"], self.p)
+        margins = self.system.matvec(theta)   # the certificate's one product with X
+        cert = self._full_certificate(dc, theta, margins)
+        state.cert = cert
+        r = self.screening_radius(state, cert, dc, margins)
+        if not np.isfinite(r):
+            return
+        live = np.arange(self.system.n) if state.live is None else state.live
+        nq = self.norms_q[live]
+        # rounding of the computed margins (dot product, and ∇ψ* for p ≠ 2) and of r·||a_i||_q
+        rounding = (self.system.d + 20) * EPS * lp_norm(theta, self.p)
+        half = nq * (r * (1.0 + (self.system.d + 8) * EPS) + rounding) + 4 * EPS
+        out = margins[live] - 1.0 > half
+        k = int(np.count_nonzero(out))
+        if k:
+            state.pending = live[out]
+            state.screened += k
+
+    def screening_radius(self, state, cert, dc, margins) -> float:
+        """``r`` with ``||θ* − θ||_p <= r`` for the certificate's ``θ`` (module docstring), or ``inf`` when the
+        certificate has no feasible point."""
+        if not cert.get("separates", False) or not np.isfinite(cert["dual"]):
+            return np.inf
+        p, q, d, n = self.p, self.q, self.system.d, self.system.n
+        theta = cert["theta"]
+        # z = θ/(min_i a_iᵀθ − e): feasible in exact arithmetic (e bounds the rounding of every computed margin)
+        low = float(margins.min()) - (d + 20) * EPS * float(self.norms_q.max()) * lp_norm(theta, p)
+        if not low > 0.0:
+            return np.inf
+        primal = self.objective(theta / low)
+        if low >= 1.0:
+            primal = min(primal, self.objective(theta))
+        dual = cert["dual"]
+        uq = lp_norm(dc["u"], q)
+        sums = (n + 4) * abs(self.system.linear_part(dc["lam"])) + (d + 8) * (abs(primal) + abs(dual) + uq * uq
+                                                                             + self.psi_star_u0)
+        drift = 4.0 * np.sqrt(state.t + 1.0) * uq * self.rounding_scale(state)
+        gap = max(primal - dual, 0.0) + EPS * (sums + drift)
+        return float(np.sqrt(2.0 * gap / (p - 1.0)) + dc["shift"] / (p - 1.0))
+
+    def rounding_scale(self, state) -> float:
+        """``||·||_q`` of the vectors the dual point's ``u`` is kept in (their rounding drifts)."""
+        return lp_norm(state.u, self.q)
+
+    def apply_screen(self, state):
+        """``state`` with its pending screen applied: ``λ_i = 0`` (``u −= a_iλ_i``) and ``i`` out of ``live``."""
+        lam, u = state.lam.copy(), state.u.copy()
+        self._zero(lam, u, state.pending)
+        return replace(state, lam=lam, u=u, live=self._live_after(state), pending=None)
+
+    def screened_sets(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """The constraints ``state`` has screened so far, ``(removed, fixed)`` as for ``dual-cd``: the proven
+        inactive ones (``λ*_i = 0``, sorted; pending ones included) and none fixed (``λ_i`` has no upper bound)."""
+        out = np.zeros(0, dtype=np.int64)
+        if state.live is not None:
+            out = np.setdiff1d(np.arange(self.system.n), state.live, assume_unique=True)
+        if state.pending is not None:
+            out = np.union1d(out, state.pending)
+        return out.astype(np.int64), np.zeros(0, dtype=np.int64)
+
+    def _live_after(self, state):
+        live = np.arange(self.system.n) if state.live is None else state.live
+        return np.setdiff1d(live, state.pending, assume_unique=True)
+
+    def _zero(self, lam, u, rows) -> None:
+        """``λ_i = 0`` for ``rows``, with ``u`` kept equal to ``u0 + Σ a_iλ_i`` (in place; row blocks)."""
+        sys_ = self.system
+        rows = rows[lam[rows] != 0.0]
+        block = max(1, BLOCK_ELEMENTS // max(sys_.d, 1))   # X[rows] copies its rows: bounded blocks
+        for b in range(0, len(rows), block):
+            r = rows[b:b + block]
+            u -= np.asarray(sys_.X[r].T @ (sys_.s[r] * lam[r])).ravel()
+        lam[rows] = 0.0
 
     def dual_point(self, state):
         """``(λ, u0 + Σ a_iλ_i)``: the dual point whose primal image ``θ(λ)`` is returned."""
@@ -192,7 +346,9 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
         norm_Alam = lp_norm(u_f - self.u0, self.q)
         num = self.system.farkas_numerator(lam_f, self.x0)
         dlb = max(num, 0.0) / norm_Alam if norm_Alam > 0 else (np.inf if num > 0 else 0.0)
-        return {"u": u, "lam": lam_f, "dual": dual, "distance_lower_bound": dlb}
+        # ||u' − u||_q: how far the repair moved the dual point (θ is evaluated at u, the dual at u')
+        shift = 0.0 if u_f is u else lp_norm(u_f - u, self.q)
+        return {"u": u, "lam": lam_f, "dual": dual, "distance_lower_bound": dlb, "shift": shift}
 
     def certificate(self, state, memo=None) -> dict:
         """The full certificate (one product with X), computed once per state in a run (the loop's ``memo``):
@@ -200,9 +356,13 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
         return memoized(memo, "certificate", lambda: self._certificate(state, memo))
 
     def _certificate(self, state, memo) -> dict:
+        if state.cert is not None:   # computed by the step that made the state (a screening check)
+            return state.cert
         dc = self.dual_certificate(state, memo)
-        theta = grad_conjugate(dc["u"], self.p)
-        cert = self.system.evaluate(theta, self.objective)  # the one product with X
+        return self._full_certificate(dc, grad_conjugate(dc["u"], self.p))
+
+    def _full_certificate(self, dc, theta, margins=None) -> dict:
+        cert = self.system.evaluate(theta, self.objective, margins)  # the one product with X (unless given)
         cert.update(theta=theta, lam=dc["lam"], dual=dc["dual"], duality_gap=cert["primal"] - dc["dual"],
                     distance_lower_bound=dc["distance_lower_bound"])
         return cert
@@ -213,6 +373,8 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
                "max_violation": c["max_violation"]}
         if "margin" in c:
             out.update(margin=c["margin"], mistakes=c["mistakes"])
+        if self.use_screening:
+            out["screened"] = float(state.screened)
         return out
 
     def stop(self, state, budget, memo=None):
@@ -231,7 +393,7 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
             return "infeasible"
         rule = memo.rule if memo is not None else {}
         scale = self.system.distance_scale
-        epoch = state.t // max(self.system.n, 1)
+        epoch = state.epochs
         full = on_geometric_schedule(epoch)
         if budget.tol > 0 and scale > 0 and \
                 self.dual_certificate(state, memo)["distance_lower_bound"] * budget.tol >= scale:
@@ -307,8 +469,9 @@ class DualCoordinatePlan(CompiledEpochs, IterationPlan):
             if proof:
                 cert.update(proof)
         cert.update(reference_entries(self.form, c["dual"], c["theta"], self.p))
-        info = {**compiled_info(self.resolved_backend), "coordinate_steps": state.t,
-                "epochs": state.t // max(self.system.n, 1)}
+        if self.use_screening:
+            cert["screened"] = {"removed": int(state.screened), "fixed": 0}
+        info = {**compiled_info(self.resolved_backend), "coordinate_steps": state.t, "epochs": state.epochs}
         # return the point the certificate speaks of: for margins, θ(λ) rescaled onto the feasible set
         w = np.array(c.get("point", c["theta"]), dtype=float)
         return Solution(w=w, status=status, certificate=cert, dual={"lambda": np.array(c["lam"])}, info=info)
@@ -357,7 +520,9 @@ class RandomizedDykstra(DualCoordinatePlan):
     class Config:
         step: str = "per-sample"   # the step 1/L_i of Lemma 1, or 1/L_max ("max")
         compiled: bool | str = "auto"   # the epoch compiled by numba (True; "auto": when installed) or in NumPy
-        constraints: ClassVar[dict] = {"step": [Options("per-sample", "max")], "compiled": COMPILED}
+        screening: bool = True     # gap-safe screening of inactive margin constraints (module docstring)
+        constraints: ClassVar[dict] = {"step": [Options("per-sample", "max")], "compiled": COMPILED,
+                                       "screening": [Boolean()]}
 
     def setup(self):
         super().setup()
@@ -367,7 +532,7 @@ class RandomizedDykstra(DualCoordinatePlan):
     def epoch(self, state, idx):
         lam, u = state.lam.copy(), state.u.copy()
         res = self.system.epoch(RCD, self.step_sizes, idx, lam, u, self.q, self.resolved_backend)
-        return DualState(t=state.t + len(idx), lam=lam, u=u, rng=state.rng, residual=res)
+        return self.advanced(state, t=state.t + len(idx), lam=lam, u=u, residual=res)
 
 
 class AcceleratedDykstra(DualCoordinatePlan):
@@ -402,7 +567,9 @@ class AcceleratedDykstra(DualCoordinatePlan):
     class Config:
         output: str = "v"          # θ(v_t), the sequence the APCG theorem covers, or the paper's literal θ(α_t)
         compiled: bool | str = "auto"
-        constraints: ClassVar[dict] = {"output": [Options("v", "alpha")], "compiled": COMPILED}
+        screening: bool = True     # gap-safe screening, applied by a restart on the live constraints
+        constraints: ClassVar[dict] = {"output": [Options("v", "alpha")], "compiled": COMPILED,
+                                       "screening": [Boolean()]}
 
     def initial_state(self, lam, u, rng):
         return AcceleratedState(t=0, lam=lam, u=u, rng=rng, e_hat=np.zeros_like(lam), u_e=np.zeros_like(u),
@@ -412,15 +579,34 @@ class AcceleratedDykstra(DualCoordinatePlan):
         alpha, ua = state.lam.copy(), state.u.copy()
         ehat, ue = state.e_hat.copy(), state.u_e.copy()
         scal = np.array([state.gamma, state.pi])
-        res = self.system.apcg_epoch(self.Linv, idx, alpha, ehat, ua, ue, scal, self.q, self.resolved_backend)
-        return AcceleratedState(t=state.t + len(idx), lam=alpha, u=ua, rng=state.rng, residual=res, e_hat=ehat,
-                                u_e=ue, gamma=float(scal[0]), pi=float(scal[1]))
+        n = None if state.live is None else len(state.live)   # APCG's n: the coordinates drawn from
+        res = self.system.apcg_epoch(self.Linv, idx, alpha, ehat, ua, ue, scal, self.q, self.resolved_backend, n)
+        return self.advanced(state, t=state.t + len(idx), lam=alpha, u=ua, residual=res, e_hat=ehat, u_e=ue,
+                             gamma=float(scal[0]), pi=float(scal[1]))
 
     def dual_point(self, state):
-        if self.output == "alpha" or state.t == 0:
+        if self.output == "alpha" or state.t == 0 or state.gamma >= 1.0:   # γ = 1: no step yet since a (re)start
             return state.lam, state.u
         w = state.pi / (1.0 - state.gamma)
         return state.lam + w * state.e_hat, state.u + w * state.u_e
+
+    def apply_screen(self, state):
+        """A screen applied by restarting APCG on the live constraints (module docstring): from the certified
+        point (``v``, or ``α`` with ``output="alpha"``), repaired into the domain, with the screened entries set to
+        0; ``ê = 0``, ``γ = 1/m``, ``π = 1``."""
+        lam, u = self.dual_point(state)
+        lam_f, u_f = self.system.repair(lam, u)
+        lam_f = np.array(lam_f, dtype=float)   # copies: the state's arrays are never written
+        u_f = np.array(u_f, dtype=float)
+        self._zero(lam_f, u_f, state.pending)
+        live = self._live_after(state)
+        return replace(state, lam=lam_f, u=u_f, e_hat=np.zeros_like(lam_f), u_e=np.zeros_like(u_f),
+                       gamma=1.0 / max(len(live), 1), pi=1.0, live=live, pending=None)
+
+    def rounding_scale(self, state) -> float:
+        if self.output == "alpha" or state.t == 0 or state.gamma >= 1.0:
+            return lp_norm(state.u, self.q)
+        return lp_norm(state.u, self.q) + state.pi / (1.0 - state.gamma) * lp_norm(state.u_e, self.q)
 
 
 class StochasticMirrorDescent(DualCoordinatePlan):
@@ -441,7 +627,8 @@ class StochasticMirrorDescent(DualCoordinatePlan):
 
     The accumulated steps are a dual point (``λ_i += γ (Π_{Y_i}(m) − m)``, which stays in the dual domain),
     so the same certificate as for ``dykstra`` applies; it proves optimality only when the iterate happens to
-    be the min-ψ point (interpolation).
+    be the min-ψ point (interpolation). No gap-safe screening: for margins the iterates stop at a feasible point
+    that is not ``θ*`` (module docstring).
     """
 
     name = "mirror-descent"
@@ -474,4 +661,4 @@ class StochasticMirrorDescent(DualCoordinatePlan):
     def epoch(self, state, idx):
         lam, u = state.lam.copy(), state.u.copy()
         res = self.system.epoch(self.rule, self.step_sizes, idx, lam, u, self.q, self.resolved_backend)
-        return DualState(t=state.t + len(idx), lam=lam, u=u, rng=state.rng, residual=res)
+        return self.advanced(state, t=state.t + len(idx), lam=lam, u=u, residual=res)

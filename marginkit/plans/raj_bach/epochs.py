@@ -42,11 +42,12 @@ def numpy_coordinate_epoch(system, rule, step, idx, lam, u, q):
     return res
 
 
-def numpy_apcg_epoch(system, Linv, idx, alpha, ehat, ua, ue, scal, q):
+def numpy_apcg_epoch(system, Linv, idx, alpha, ehat, ua, ue, scal, q, n=None):
     """``len(idx)`` steps of RB Algorithm 2 in the variables ``(α, ê, π, γ)`` (see
     :class:`~marginkit.plans.raj_bach.coordinate_ascent.AcceleratedDykstra`); ``scal = [γ, π]`` is updated in
-    place; returns the largest coordinate residual ``|Δα_i|_∞ / τ_i`` met."""
-    n = system.n
+    place; returns the largest coordinate residual ``|Δα_i|_∞ / τ_i`` met. ``n``: the number of coordinates the
+    indices are drawn from (APCG's ``n``; all of them by default, the live ones after gap-safe screening)."""
+    n = system.n if n is None else n
     res = 0.0
     gamma, pi = float(scal[0]), float(scal[1])
     if pi != 1.0:

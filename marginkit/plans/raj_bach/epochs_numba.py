@@ -142,14 +142,14 @@ def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, st
 
 
 @_jit
-def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alpha, ehat, ua, ue, scal, q):
-    """RB Algorithm 2 (APCG, μ = 0) in the change of variables ``z = α + π ê``, ``v = α + π/(1−γ) ê``."""
-    n = alpha.shape[0]
+def apcg_epoch(X2, data, indices, indptr, dense, d, s, c, margin, Linv, idx, alpha, ehat, ua, ue, scal, q, n):
+    """RB Algorithm 2 (APCG, μ = 0) in the change of variables ``z = α + π ê``, ``v = α + π/(1−γ) ê``; ``n`` is
+    the number of coordinates the indices are drawn from (all, or the live ones after gap-safe screening)."""
     res = 0.0
     gamma = scal[0]
     pi = scal[1]
     if pi != 1.0:
-        for j in range(n):
+        for j in range(alpha.shape[0]):
             ehat[j] *= pi
         for j in range(d):
             ue[j] *= pi
