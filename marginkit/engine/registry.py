@@ -213,7 +213,7 @@ _RB_ACCELERATED = MethodCard(
     rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
     tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'), theorem=RB_8)
 _RB_MIRROR = MethodCard(
-    'mirror-descent', 'ProjectionOntoIntersection', _RB + 'StochasticMirrorDescent',
+    'mirror-descent', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.mirror_descent:StochasticMirrorDescent',
     paper='Raj & Bach (2021)', algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
     converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
                  'otherwise (not the min-ψ one in general)',
