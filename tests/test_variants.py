@@ -144,7 +144,7 @@ def test_describe_dual_cd_on_dask_lists_the_cocoa_options():
     assert on_dask.option("aggregation").default == "add" and "'average'" in on_dask.option("aggregation").accepts
     assert "CoCoA+" in on_dask.summary and "variant:" not in str(on_dask)
     on_numpy = mk.describe("dual-cd", mk.SoftMarginSVM(X, y, bias=False))
-    assert _option_names(on_numpy) == ["shrinking", "compiled", "screening"]
+    assert _option_names(on_numpy) == ["shrinking", "compiled", "screening", "polish"]
     assert "local_epochs" not in on_numpy.defaults and "aggregation" not in on_numpy.defaults
 
 

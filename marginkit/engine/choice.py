@@ -48,6 +48,7 @@ PREFERRED = {
 IPM_MAX_COLUMNS = 3000
 IPM_MARGIN = 2.0   # ipm only where its estimate is this many times below the coordinate method's
 IPM_FIXED, CD_FIXED = 6e-3, 1e-3   # seconds of fixed cost (Python-level iterations, setup, certificates)
+CD_RATE = 5e8   # nonzeros a coordinate epoch reads per second (each read twice: a dot product and an axpy)
 
 
 def _preferred(problem, listed) -> str:
@@ -85,11 +86,17 @@ def costs(problem, warm: bool = False) -> dict:
     C = np.asarray(problem.box, dtype=float) if hasattr(problem, "box") else np.ones(n)
     kappa = float(np.max(C * sq)) if n else 0.0
     bias = bool(getattr(problem, "bias", False))
-    cd = CD_FIXED + (30.0 + 10.0 * kappa) * (2.0 if bias else 1.0) * nnz / 5e8 / (5.0 if warm else 1.0)
-    dd = d + int(bias)
+    cd = CD_FIXED + (30.0 + 10.0 * kappa) * (2.0 if bias else 1.0) * nnz / CD_RATE / (5.0 if warm else 1.0)
+    return {"kappa": kappa, "nnz": nnz, "cd": cd, "ipm": ipm_seconds(n, d + int(bias), nnz, d)}
+
+
+def ipm_seconds(n: int, dd: int, nnz: int, d: int | None = None) -> float:
+    """The model's ``T_ipm`` (module docstring) for ``n`` rows with ``nnz`` nonzeros in ``d`` columns (``dd``: with
+    the offset's column); also what the restricted interior-point polish of the coordinate plans is charged
+    (:mod:`marginkit.plans.raj_bach.polish`)."""
+    d = dd if d is None else d
     sparse_like = nnz < 0.3 * n * d   # a sparse Gram product beats the dense one below about 30 % density
-    ipm = IPM_FIXED + 25.0 * ((nnz * dd / 2e9) if sparse_like else (n * dd * dd / 1e10)) + 25.0 * dd ** 3 / 3e10
-    return {"kappa": kappa, "nnz": nnz, "cd": cd, "ipm": ipm}
+    return IPM_FIXED + 25.0 * ((nnz * dd / 2e9) if sparse_like else (n * dd * dd / 1e10)) + 25.0 * dd ** 3 / 3e10
 
 
 def choose(problem, warm: bool = False) -> tuple[str, str]:

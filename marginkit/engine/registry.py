@@ -316,7 +316,8 @@ METHODS: tuple[MethodCard, ...] = (
     MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
                paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
                algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = '
-                         'Hsieh et al. Alg. 1 with shrinking), numba epochs',
+                         'Hsieh et al. Alg. 1 with shrinking), numba epochs; gap-safe screening; the support '
+                         'vectors it identifies solved by ipm (Ferris & Munson 2003) once the epochs have paid for it',
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
                tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm'), arrays=("numpy", "dask"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.safe import EPS, gap_radius
 from ..common.numba_rows import ONE, dense_axpy, njit, sparse_axpy
 
 
@@ -50,3 +51,62 @@ def screened_sets(st) -> tuple[np.ndarray, np.ndarray]:
     removed = np.concatenate([pending[:p0], done[at_zero]])
     fixed = np.concatenate([pending[p0:], done[~at_zero]])
     return np.sort(removed), np.sort(fixed)
+
+
+class GapSafeScreening:
+    """The screening of :class:`~.svm_coordinate.DualCoordinateDescent` (its module docstring has the rule and its
+    proof): a warm start's screened sets, the decision at a certificate check, and the sets screened so far. The plan
+    provides ``n``, ``d``, ``box``, ``y``, ``movable`` (the samples with ``C_i > 0``), ``norms`` (``||x_i||``) and
+    ``Xop``."""
+
+    def start_screened(self, st, removed, fixed) -> None:
+        """Start with the samples ``removed`` (proven ``a*_i = 0``) and ``fixed`` (proven ``a*_i = C_i``) screened:
+        their ``a_i`` set, ``w`` recomputed from ``a`` (one product with X) and the indices put behind ``live``. The
+        proof is the caller's (:func:`marginkit.api.path.sequential_screen`); samples with ``C_i = 0`` are ignored."""
+        out = np.zeros(self.n, dtype=np.int8)
+        out[np.asarray(removed, dtype=np.int64)] = 1
+        out[np.asarray(fixed, dtype=np.int64)] = 2
+        out[self.box <= 0.0] = 0
+        if not out.any():
+            return
+        st.a[out == 1] = 0.0
+        st.a[out == 2] = self.box[out == 2]
+        st.w = np.asarray(self.Xop.T @ (st.a * self.y)).ravel()
+        mark = out[self.movable]
+        st.index = np.concatenate([self.movable[mark == 0], self.movable[mark == 1], self.movable[mark == 2]])
+        st.live = st.active = int(np.count_nonzero(mark == 0))
+        st.removed, st.fixed = int(np.count_nonzero(mark == 1)), int(np.count_nonzero(mark == 2))
+
+    def screen(self, st, G) -> None:
+        """Gap-safe screening at a certificate check (module docstring): with ``r = √(2(P(w) − D(a)))`` from
+        :func:`marginkit.core.safe.gap_radius`, the coordinates of ``index[:live]`` whose margin interval
+        ``y_i x_iᵀw ± r||x_i||`` lies above 1 (``a*_i = 0``) or below 1 (``a*_i = C_i``) move behind ``live``, the
+        first to 0 and the second to ``C_i`` (``pending``, applied by the next round). The active/shrunk order of the
+        others is kept. ``G = y ∘ Xw − 1`` are the certificate's margins minus 1."""
+        r = gap_radius({"primal": st.primal, "dual": st.dual})
+        if not np.isfinite(r):
+            return
+        idx = st.index[:st.live]
+        norms = self.norms[idx]
+        # the rounding of the margins: |fl(x_iᵀw) − x_iᵀw| <= (d + 2)·eps·||x_i||·||w|| (and of the subtraction of 1)
+        half = r * norms + ((self.d + 2) * EPS * float(np.sqrt(st.w @ st.w))) * norms + 4 * EPS
+        g = G[idx]
+        removed = g - half > 0.0    # margin interval above 1
+        fixed = g + half < 0.0      # below 1
+        out = removed | fixed
+        k = int(np.count_nonzero(out))
+        if k == 0:
+            return
+        head = idx[:st.active]
+        keep_head, keep_tail = head[~out[:st.active]], idx[st.active:][~out[st.active:]]
+        st.index = np.concatenate([keep_head, keep_tail, idx[removed], idx[fixed], st.index[st.live:]])
+        st.active = int(keep_head.shape[0])
+        st.live -= k
+        st.pending = (int(np.count_nonzero(removed)), int(np.count_nonzero(fixed)))
+        st.removed += st.pending[0]
+        st.fixed += st.pending[1]
+
+    def screened_sets(self, st) -> tuple[np.ndarray, np.ndarray]:
+        """The samples screened so far: ``(removed, fixed)`` (:func:`.screening.screened_sets`)."""
+        return screened_sets(st)
+

@@ -74,6 +74,10 @@ alone took 40 % of the run. A round per step and the repair's partial sort (:fun
 visiting order is drawn inside the round by the xorshift64 generator of ``dual-cd``; shrunk coordinates are
 swapped behind the active ones in one index array.
 
+**Restricted interior-point polish** (option ``polish``, default True; :mod:`.polish`): the SVM with the offset on
+the samples the iterate holds as support vectors, solved by ``ipm`` once the epochs have paid for it; kept only if
+its certified lower bound beats the iterate's.
+
 **Gap-safe screening** (option ``screening``, default True). At every certificate check, with the certified gap
 ``P(w, b̂) − L`` (``L`` the lower bound above) and ``r = √(2(P(w, b̂) − L))``: ``P̃(w) = min_b P(w, b)`` is
 1-strongly convex (``½||w||²`` plus a partial minimum of jointly convex hinges), so its minimiser ``w*`` (unique;
@@ -118,6 +122,7 @@ from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
 from ..common.numba_rows import COMPILED, available, compiled_info, kernel_rows, resolve_compiled, row_storage
 from .gap import DualityGapPlan
+from .polish import RestrictedPolish
 from .screening import compiled_apply_screen, dcd_apply_screen, screened_sets
 from .svm_bias_numba import bias_round, compiled_round
 
@@ -229,6 +234,12 @@ class BiasCDState:
     pending: tuple = (0, 0)  # screened at the last check, not yet applied: index[live:live+p0] -> 0, next p1 -> C_i
     removed: int = 0         # screened so far: proven a*_i = 0, and a*_i = C_i
     fixed: int = 0
+    polish_work: float = 0.0  # the restricted interior-point polish (.polish): coordinate work (model seconds) since
+    look_work: float = 0.0    # the last polish, the last look and in all, the polish's estimated cost, (total work,
+    total_work: float = 0.0   # relative gap) at the last look, polishes kept
+    polish_cost: float = np.inf
+    trend: tuple = (0.0, np.inf)
+    polished: int = 0
 
 
 class BiasDualCoordinateDescent(DualityGapPlan):
@@ -247,8 +258,10 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         shrinking: bool = True     # Hsieh et al. §3.2
         compiled: bool | str = "auto"   # the epochs compiled by numba (True; "auto": when installed) or in NumPy
         screening: bool = True     # gap-safe screening at every certificate check (module docstring)
+        polish: bool = True        # the restricted interior-point polish (.polish)
         constraints: ClassVar[dict] = {"rho": [Interval(float, 0, None, closed="neither")],
-                                       "shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()]}
+                                       "shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()],
+                                       "polish": [Boolean()]}
 
     def setup(self):
         form = self.form
@@ -274,6 +287,7 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         if self.use_screening:
             self.apply_screen = compiled_apply_screen() if numba else dcd_apply_screen
             self.norms = np.sqrt(self.qii)
+        self.polisher = RestrictedPolish(self, bias=True) if RestrictedPolish.applies(self, bias=True) else None
 
     # certificate ----------------------------------------------------------------------------------------------
     def values(self, a, w, f=None):
@@ -290,13 +304,34 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         dual = float(a.sum()) - half + gain - 0.5 * (self.R * moved) ** 2 - residual * bound_b
         return primal, dual, b, a_rep
 
-    def certify(self, st) -> None:
-        f = np.asarray(self.Xop @ st.w).ravel()
+    def certify(self, st, f=None) -> np.ndarray:
+        """The certificate of ``st`` (and its screening); returns ``f = Xw``."""
+        f = np.asarray(self.Xop @ st.w).ravel() if f is None else f
         st.primal, st.dual, st.b, st.a_cert = self.values(st.a, st.w, f)
         st.s = float(self.y @ st.a)
         st.checked, st.work_checked = st.t, st.work
         if self.use_screening:
             self.screen(st, f)
+        return f
+
+    def look(self, st) -> np.ndarray:
+        """The polish's look (:mod:`.polish`): the certificate of ``st``; returns ``G = y ∘ (Xw + b̂) − 1``."""
+        f = self.certify(st)
+        return self.y * (f + st.b) - 1.0
+
+    def adopt(self, st, a, b):
+        """Make ``a`` (a point of the box, ``yᵀa = 0`` up to the restricted solve) with the offset ``b`` the iterate
+        of ``st`` (as its multiplier ``λ``) if its certified lower bound beats ``st.dual``; returns its ``G`` (None:
+        ``st`` unchanged). Every live coordinate is visited again by the next epoch."""
+        w = np.asarray(self.Xop.T @ (a * self.y)).ravel()
+        f = np.asarray(self.Xop @ w).ravel()
+        primal, dual, offset, a_rep = self.values(a, w, f)
+        if not dual > st.dual:
+            return None
+        st.a, st.w, st.lam, st.lam_ref = a, w, float(b), float(b)
+        self.certify(st, f)
+        st.active, st.pg_max, st.pg_min = st.live, np.inf, -np.inf
+        return self.y * (f + st.b) - 1.0
 
     def start(self, warm_start):
         """``(a, λ)`` from a warm start: a ``Result`` of an SVM dual method (``dual["a"]``, its ``b``) or a vector
@@ -324,7 +359,8 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         seed = np.array([rng.integers(1, 2 ** 63)], dtype=np.uint64)   # xorshift64 needs a nonzero state
         m = self.support.shape[0]
         st = BiasCDState(t=0, a=a, w=w, s=float(self.y @ a), lam=lam, index=self.support.copy(), seed=seed, active=m,
-                         live=m, tol=budget.tol, lam_ref=lam)
+                         live=m, tol=budget.tol, lam_ref=lam,
+                         polish_cost=np.inf if self.polisher is None else self.polisher.first_cost)
         self.certify(st)   # with a warm start, its gap may already screen samples
         gap = self.relative_gap(st)
         if warm_start is not None and gap > st.tol:   # a warm start's gap aims its first check (as a failed check)
@@ -352,11 +388,14 @@ class BiasDualCoordinateDescent(DualityGapPlan):
                           pg_range=float(pg_range), eps_pg=st.eps_pg, primal=st.primal, dual=st.dual, b=st.b,
                           a_cert=st.a_cert, checked=st.checked, lam_ref=float(lam_ref), work=st.work + int(visits),
                           work_checked=st.work_checked, epochs=st.epochs + int(epochs), removed=st.removed,
-                          fixed=st.fixed)
-        if stationary or due:
+                          fixed=st.fixed, polished=st.polished)
+        kind = None if self.polisher is None else self.polisher.after_round(self, st, nxt, int(visits))[1]
+        if stationary or due or kind:
             # a full-set epoch was stationary (liblinear's stop test), or the geometric fallback: a check whenever
-            # the work since the last one exceeds half the work before it (a check costs about one product with X)
-            self.certify(nxt)
+            # the work since the last one exceeds half the work before it (a check costs about one product with X);
+            # or the polish looked (and certified this iterate)
+            if kind is None:
+                self.certify(nxt)
             gap = self.relative_gap(nxt)
             if stationary and gap > st.tol:   # not yet: aim the next check lower
                 nxt.eps_pg = min(st.eps_pg, float(station)) * next_check_factor(gap, st.tol)
@@ -430,4 +469,4 @@ class BiasDualCoordinateDescent(DualityGapPlan):
             cert["screened"] = {"removed": int(st.removed), "fixed": int(st.fixed)}
         return Solution(w=st.w.copy(), b=st.b, status=status, certificate=cert, dual={"a": st.a_cert.copy()},
                         info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking, "rho": self.rho_abs,
-                              "multiplier": st.lam, "epochs": st.epochs})
+                              "multiplier": st.lam, "epochs": st.epochs, "polished": st.polished})

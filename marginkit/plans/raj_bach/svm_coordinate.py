@@ -71,6 +71,9 @@ Resolved here (each once):
   what a status means.
   ``certificate["screened"]`` counts them (``{"removed": k, "fixed": m}``); Hsieh's shrinking stays the unsafe
   heuristic it was, undone by the restore, on the samples not screened.
+* **Restricted interior-point polish** (option ``polish``, default True; :mod:`.polish`): once the epochs have
+  spent about twice its estimated cost and their gap shrinks too slowly, the SVM on the samples the iterate holds as
+  support vectors is solved by ``ipm``; its multipliers replace ``a`` only if they raise ``D``.
 * **Scale**: every test above reads ``G = y_i x_iᵀw − 1`` or a relative gap, which do not change when ``X`` is
   multiplied by ``c`` and ``C`` divided by ``c²`` (the same problem: ``w' = w/c``, ``a' = a/c²``,
   ``P' = P/c²``); the iterates are those of the unscaled problem mapped by the same rule (up to rounding), so the
@@ -97,12 +100,12 @@ from typing import ClassVar
 import numpy as np
 
 from ...core.params import Boolean
-from ...core.safe import EPS, gap_radius
 from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
-from .screening import compiled_apply_screen, dcd_apply_screen, screened_sets
+from .polish import RestrictedPolish
+from .screening import GapSafeScreening, compiled_apply_screen, dcd_apply_screen
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
                                  dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
@@ -287,9 +290,15 @@ class DualCDState:
     fixed: int = 0
     screen_at: int = 1       # the iteration of the next check made for screening only, and the rounds between two
     screen_every: int = 1
+    polish_work: float = 0.0  # coordinate work (model seconds, .polish) since the last polish, the last look, in all
+    look_work: float = 0.0
+    total_work: float = 0.0
+    polish_cost: float = np.inf   # the polish's estimated cost, and (total_work, relative gap) at the last look
+    trend: tuple = (0.0, np.inf)
+    polished: int = 0        # polishes kept
 
 
-class DualCoordinateDescent(DualityGapPlan):
+class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
     """Randomized dual coordinate descent on the box dual of the soft-margin SVM without bias (see the module
     docstring). Parameters: ``shrinking`` (default True) and ``compiled`` (``"auto"``: numba when installed,
     ``True``: numba, or ``False``: the same loop in plain Python, slow, for checking).
@@ -307,7 +316,9 @@ class DualCoordinateDescent(DualityGapPlan):
         shrinking: bool = True     # Hsieh et al. §3.2
         compiled: bool | str = "auto"   # the round compiled by numba (True; "auto": when installed) or in NumPy
         screening: bool = True     # gap-safe screening at every certificate check (Ndiaye et al. 2017)
-        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()]}
+        polish: bool = True        # the restricted interior-point polish (.polish)
+        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()],
+                                       "polish": [Boolean()]}
 
     def setup(self):
         form = self.form
@@ -325,6 +336,7 @@ class DualCoordinateDescent(DualityGapPlan):
         if self.use_screening:
             self.apply_screen = compiled_apply_screen() if self.resolved_backend == "numba" else dcd_apply_screen
             self.norms = np.sqrt(self.qii)
+        self.polisher = RestrictedPolish(self) if RestrictedPolish.applies(self) else None
 
     # helpers ---------------------------------------------------------------------------------------------
     def margins(self, w) -> np.ndarray:
@@ -348,24 +360,6 @@ class DualCoordinateDescent(DualityGapPlan):
         st.checked = st.t
         return G
 
-    def start_screened(self, st, removed, fixed) -> None:
-        """Start with the samples ``removed`` (proven ``a*_i = 0``) and ``fixed`` (proven ``a*_i = C_i``) screened:
-        their ``a_i`` set, ``w`` recomputed from ``a`` (one product with X) and the indices put behind ``live``. The
-        proof is the caller's (:func:`marginkit.api.path.sequential_screen`); samples with ``C_i = 0`` are ignored."""
-        out = np.zeros(self.n, dtype=np.int8)
-        out[np.asarray(removed, dtype=np.int64)] = 1
-        out[np.asarray(fixed, dtype=np.int64)] = 2
-        out[self.box <= 0.0] = 0
-        if not out.any():
-            return
-        st.a[out == 1] = 0.0
-        st.a[out == 2] = self.box[out == 2]
-        st.w = np.asarray(self.Xop.T @ (st.a * self.y)).ravel()
-        mark = out[self.movable]
-        st.index = np.concatenate([self.movable[mark == 0], self.movable[mark == 1], self.movable[mark == 2]])
-        st.live = st.active = int(np.count_nonzero(mark == 0))
-        st.removed, st.fixed = int(np.count_nonzero(mark == 1)), int(np.count_nonzero(mark == 2))
-
     def start_a(self, warm_start):
         if warm_start is None:
             return np.zeros(self.n)
@@ -379,7 +373,8 @@ class DualCoordinateDescent(DualityGapPlan):
         w = np.asarray(self.Xop.T @ (a * self.y)).ravel() if a.any() else np.zeros(self.d)
         seed = np.array([rng.integers(1, 2 ** 63)], dtype=np.uint64)   # xorshift64 needs a nonzero state
         st = DualCDState(t=0, a=a, w=w, index=self.movable.copy(), seed=seed, active=self.movable.shape[0],
-                         tol=budget.tol, gap_target=budget.tol, live=self.movable.shape[0])
+                         tol=budget.tol, gap_target=budget.tol, live=self.movable.shape[0],
+                         polish_cost=np.inf if self.polisher is None else self.polisher.first_cost)
         given = getattr(warm_start, "screened", None) if self.use_screening else None
         if given is not None:   # proven by marginkit.path's sequential rule for this C (api/path.py)
             self.start_screened(st, *given)
@@ -404,12 +399,18 @@ class DualCoordinateDescent(DualityGapPlan):
                           pg_max=float(pg_max), pg_min=float(pg_min), pg_range=float(pg_range),
                           epochs=st.epochs + int(epochs), visits=st.visits + int(visits), eps_pg=st.eps_pg,
                           gap_target=st.gap_target, estimate=float(estimate), primal=st.primal, dual=st.dual,
-                          checked=st.checked, live=st.live, removed=st.removed, fixed=st.fixed)
+                          checked=st.checked, live=st.live, removed=st.removed, fixed=st.fixed,
+                          polish_cost=st.polish_cost, polished=st.polished)
         dual = float(sums[0] - 0.5 * sums[1])
         estimated = dual > 0.0 and estimate <= st.gap_target * dual
+        G, kind = (None, None) if self.polisher is None else self.polisher.after_round(self, st, nxt, int(visits))
         due = self.use_screening and nxt.t >= st.screen_at
         nxt.screen_at, nxt.screen_every = st.screen_at, st.screen_every
-        if due and not (converged or estimated):
+        if kind == "look" and not (converged or estimated):   # a look of the polish (.polish): it stops the run if
+            if self.use_screening:                              # it proves tol, and screens like a check
+                self.screen(nxt, G)
+            return nxt
+        if due and not (converged or estimated or kind):
             # a check for screening only (the stop rule's schedule is left as it is): after one round, then after
             # twice as many rounds as last time while a check proves less than SCREEN_WORTH of the live samples,
             # so that where nothing can be screened the checks cost O(log rounds) products with X
@@ -417,8 +418,8 @@ class DualCoordinateDescent(DualityGapPlan):
             self.screen(nxt, self.certify(nxt))
             nxt.screen_every = 1 if live - nxt.live >= SCREEN_WORTH * live else 2 * st.screen_every
             nxt.screen_at = nxt.t + nxt.screen_every
-        if converged or estimated:
-            G = self.certify(nxt)
+        if converged or estimated or kind:
+            G = self.certify(nxt) if G is None else G
             if self.use_screening:
                 self.screen(nxt, G)
             if self.relative_gap(nxt) > st.tol:   # not yet: ask more of the next check
@@ -429,6 +430,21 @@ class DualCoordinateDescent(DualityGapPlan):
                 if self.shrinking:
                     self.reactivate(nxt, G, pg_max, pg_min)
         return nxt
+
+    def look(self, st) -> np.ndarray:
+        """The polish's look (:mod:`.polish`): the certificate of ``st``; returns ``G = y ∘ Xw − 1``."""
+        return self.certify(st)
+
+    def adopt(self, st, a, b=0.0):
+        """Make ``a`` (a point of the box) the iterate of ``st`` if ``D(a) > D`` of ``st``'s certificate; returns its
+        ``G`` (None: ``st`` unchanged). Every live coordinate is visited again by the next epoch."""
+        w = np.asarray(self.Xop.T @ (a * self.y)).ravel()
+        primal, dual, G = self.values(a, w)
+        if not dual > st.dual:
+            return None
+        st.a, st.w, st.primal, st.dual, st.checked = a, w, primal, dual, st.t
+        st.active, st.pg_max, st.pg_min = st.live, np.inf, -np.inf
+        return G
 
     def reactivate(self, st, G, pg_max, pg_min) -> None:
         """Hsieh et al. §3.2's restore of the full set, from the exact ``G_i = y_i x_iᵀw − 1`` of a certificate check
@@ -443,39 +459,6 @@ class DualCoordinateDescent(DualityGapPlan):
         st.index = np.concatenate([idx[~shrunk], idx[shrunk], st.index[st.live:]])
         st.active = int(idx.shape[0] - np.count_nonzero(shrunk))
         st.pg_max, st.pg_min = np.inf, -np.inf
-
-    def screen(self, st, G) -> None:
-        """Gap-safe screening at a certificate check (module docstring): with ``r = √(2(P(w) − D(a)))`` from
-        :func:`marginkit.core.safe.gap_radius`, the coordinates of ``index[:live]`` whose margin interval
-        ``y_i x_iᵀw ± r||x_i||`` lies above 1 (``a*_i = 0``) or below 1 (``a*_i = C_i``) move behind ``live``, the
-        first to 0 and the second to ``C_i`` (``pending``, applied by the next round). The active/shrunk order of the
-        others is kept. ``G = y ∘ Xw − 1`` are the certificate's margins minus 1."""
-        r = gap_radius({"primal": st.primal, "dual": st.dual})
-        if not np.isfinite(r):
-            return
-        idx = st.index[:st.live]
-        norms = self.norms[idx]
-        # the rounding of the margins: |fl(x_iᵀw) − x_iᵀw| <= (d + 2)·eps·||x_i||·||w|| (and of the subtraction of 1)
-        half = r * norms + ((self.d + 2) * EPS * float(np.sqrt(st.w @ st.w))) * norms + 4 * EPS
-        g = G[idx]
-        removed = g - half > 0.0    # margin interval above 1
-        fixed = g + half < 0.0      # below 1
-        out = removed | fixed
-        k = int(np.count_nonzero(out))
-        if k == 0:
-            return
-        head = idx[:st.active]
-        keep_head, keep_tail = head[~out[:st.active]], idx[st.active:][~out[st.active:]]
-        st.index = np.concatenate([keep_head, keep_tail, idx[removed], idx[fixed], st.index[st.live:]])
-        st.active = int(keep_head.shape[0])
-        st.live -= k
-        st.pending = (int(np.count_nonzero(removed)), int(np.count_nonzero(fixed)))
-        st.removed += st.pending[0]
-        st.fixed += st.pending[1]
-
-    def screened_sets(self, st) -> tuple[np.ndarray, np.ndarray]:
-        """The samples screened so far: ``(removed, fixed)`` (:func:`.screening.screened_sets`)."""
-        return screened_sets(st)
 
     def measure(self, st) -> dict:
         if st.checked != st.t:
@@ -492,4 +475,4 @@ class DualCoordinateDescent(DualityGapPlan):
             certificate["screened"] = {"removed": int(st.removed), "fixed": int(st.fixed)}
         return Solution(w=st.w.copy(), status=status, certificate=certificate, dual={"a": st.a.copy()},
                         info={**compiled_info(self.resolved_backend), "shrinking": self.shrinking,
-                              "epochs": st.epochs})
+                              "epochs": st.epochs, "polished": st.polished})
