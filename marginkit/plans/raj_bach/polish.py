@@ -26,10 +26,11 @@ gap ``SUB_TOL`` times the run's ``tol``, at most 1e-4). Its multipliers, clipped
 are a point ``a'`` of the full dual's box, so ``D(a') <= P*`` (weak duality) whatever ``R`` is; the screened samples
 (gap-safe screening) are set back to their proven values. ``a'`` replaces ``a`` only if ``D(a') > D(a)``: since ``a``
 is zero outside ``R`` it is feasible for the restricted dual, so a solve to its tolerance does not lower ``D``, and
-the coordinate plan stays a dual ascent (for ``dual-cd-bias``, the comparison is between the certified lower bounds of
-the two points, each repaired onto ``yᵀa = 0`` as at every check). The certificate is then computed on all samples as at every check
-(``P(w') − D(a')`` with ``w' = Σ a'_i y_i x_i``): if ``R`` missed a support vector, its margin below 1 at ``w'``
-shows in ``P(w')`` and the epochs go on from the better point. A status means what it meant without the polish.
+the coordinate plan stays a dual ascent (for ``dual-cd-bias``, the comparison is between the certified lower bounds
+of the two points, each repaired onto ``yᵀa = 0`` as at every check). The certificate is then computed on all
+samples as at every check (``P(w') − D(a')`` with ``w' = Σ a'_i y_i x_i``): if ``R`` missed a support vector, its
+margin below 1 at ``w'`` shows in ``P(w')`` and the epochs go on from the better point. A status means what it meant
+without the polish.
 
 **When** (deterministic, so that a seed gives the same iterates every time). The coordinate work of the epochs is
 charged in the cost model of :mod:`marginkit.engine.choice` (``nnz/n`` nonzeros per visit at ``CD_RATE``), and a
