@@ -24,7 +24,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
-from . import rows_bias, rows_cost, rows_peers, rows_race, rows_screening
+from . import rows_bias, rows_cost, rows_peers, rows_polish, rows_race, rows_screening
 from .datasets import FULL, QUICK, Sizes
 from .objective import ROW_FIELDS, STATUSES, Row
 from .report import format_table, jsonable, machine_info, write_readme_table, write_results
@@ -51,6 +51,7 @@ ROWS: dict[str, Callable[[Sizes], list]] = {
     "reference-compile": rows_cost.reference_compile,
     "peers": rows_peers.peer_rows,
     "screening": rows_screening.screening_rows,
+    "polish": rows_polish.polish_rows,
 }
 # the row names each group produces (so that a failed group still lists all its rows)
 ROW_NAMES: dict[str, list[str]] = {g: GROUPS[g] for g in ROWS}
