@@ -14,7 +14,9 @@ shrinking). This combines them: the epochs identify, the interior-point method r
 
 **The restricted problem.** At the iterate ``(a, w)`` with margins ``m_i = y_i x_iᵀw`` (from a certificate check),
 the set ``R = {i : C_i > 0 and (a_i > 0 or m_i < 1)}`` (the samples the iterate holds as support vectors or that
-violate the margin) and the SVM on ``R`` alone, whose dual is
+violate the margin), widened to every sample the gap ball does not prove off the margin (``m_i − r||x_i|| < 1``,
+``r = √(2·gap)``: without the offset a superset of the support vectors of every optimum, so that the restricted
+optimum is the optimum) where that costs at most twice as much, and the SVM on ``R`` alone, whose dual is
 
     max_{0 <= a_R <= C_R}  1ᵀa_R − ½||X_Rᵀ(y_R ∘ a_R)||²,
 
@@ -23,7 +25,10 @@ and its dual the constraint ``y_Rᵀa_R = 0``, which the zeros outside ``R`` kee
 offset becomes the plan's multiplier ``λ``, and the margins that choose ``R`` are taken at the certificate's best
 offset). It is solved by ``ipm`` (through the engine, at a relative
 gap ``SUB_TOL`` times the run's ``tol``, at most 1e-4). Its multipliers, clipped into the box and padded with zeros,
-are a point ``a'`` of the full dual's box, so ``D(a') <= P*`` (weak duality) whatever ``R`` is; the screened samples
+are a point ``a'`` of the full dual's box (first the *crossover* vertex they point at, :meth:`RestrictedPolish.vertex`:
+the multipliers near a bound put on it and the free ones solved for margins exactly 1, whose primal point
+``w(a')`` is then exact to rounding even where ``X`` is badly scaled and an interior point's is not; then the
+interior point itself), so ``D(a') <= P*`` (weak duality) whatever ``R`` is; the screened samples
 (gap-safe screening) are set back to their proven values. ``a'`` replaces ``a`` only if ``D(a') > D(a)``: since ``a``
 is zero outside ``R`` it is feasible for the restricted dual, so a solve to its tolerance does not lower ``D``, and
 the coordinate plan stays a dual ascent (for ``dual-cd-bias``, the comparison is between the certified lower bounds
@@ -46,14 +51,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...core.errors import ProblemError
+from ...core.safe import gap_radius
 from ...engine.choice import CD_RATE, ipm_seconds
 
-SUB_TOL = 0.1          # the restricted solve's relative gap, as a fraction of the run's tol
+SUB_TOL = 0.1
 LOOSEST = 1e-4         # ... and never looser than this
 MAX_COLUMNS = 3000     # ipm's default max_columns: wider data are never polished
 LOOK = 0.25            # a look (a certificate) after this fraction of the polish's estimated cost in coordinate work
 LOOK_EPOCHS = 8        # ... and after at least this many epochs' worth of work (a look costs about a third of one)
 PAID = 2.0             # polish once the work since the last polish is this many times the polish's estimated cost
+SNAPS = (1e-6, 1e-4, 1e-2)   # crossover: a restricted multiplier this close to a bound (relative to C_i) is put on it
+WIDEN = 2.0            # R is widened to every sample not proven off the margin where that costs at most this factor
 SLOWER = 2.0           # polish only where the epochs would take this many times the polish's cost to reach tol
 
 
@@ -71,6 +79,7 @@ class RestrictedPolish:
     def __init__(self, plan, bias: bool = False):
         X = plan.form.X
         self.X, self.y, self.box, self.bias = X, plan.y, plan.box, bias
+        self.norms = np.sqrt(plan.qii)
         self.n, self.d = X.shape
         self.row_nnz = np.diff(X.indptr) if sp.issparse(X) else None
         nnz = X.nnz if sp.issparse(X) else self.n * self.d
@@ -110,6 +119,18 @@ class RestrictedPolish:
         b = float(res.b or 0.0)
         return (np.clip(a, 0.0, box), b) if np.all(np.isfinite(a)) and np.isfinite(b) else None
 
+    def restricted_rows(self, st, G) -> np.ndarray:
+        """``R`` (module docstring): the samples the iterate holds as support vectors or margin violators, widened to
+        every sample the gap ball does not prove off the margin (``G_i − r||x_i|| < 0``, a superset of the support
+        vectors of every optimum without an offset, :mod:`.svm_coordinate`'s screening rule) when that costs at most
+        ``WIDEN`` times as much in the model."""
+        movable = self.box > 0.0
+        small = ((st.a > 0.0) | (G < 0.0)) & movable
+        r = gap_radius({"primal": st.primal, "dual": st.dual})
+        wide = (small | (G - r * self.norms < 0.0)) & movable
+        rows, more = np.flatnonzero(small), np.flatnonzero(wide)
+        return more if self.cost(more) <= WIDEN * self.cost(rows) else rows
+
     def after_round(self, plan, st, nxt, visits: int):
         """Charge a round's ``visits`` to ``nxt`` and look, polish or not (module docstring). Returns ``(G, kind)``:
         ``(None, None)`` when there was no look; else ``G`` of ``nxt`` (certified at its iteration by ``plan.look``)
@@ -124,7 +145,7 @@ class RestrictedPolish:
         gap = plan.relative_gap(nxt)
         if not gap > nxt.tol:
             return G, "look"
-        rows = np.flatnonzero(((nxt.a > 0.0) | (G < 0.0)) & (self.box > 0.0))
+        rows = self.restricted_rows(nxt, G)
         nxt.polish_cost = self.cost(rows)
         (w0, g0), nxt.trend = st.trend, (nxt.total_work, gap)
         if nxt.polish_work < PAID * nxt.polish_cost or not (np.isfinite(gap) and g0 > gap):
@@ -134,23 +155,78 @@ class RestrictedPolish:
             return G, "look"
         return self.run(plan, nxt, G, rows), "polish"
 
+    def crossover(self, rows, a_rows):
+        """:meth:`vertex` with the snap ``SNAP``, then looser ones (a multiplier of a non-support vector that the
+        interior point has not yet driven to its bound reads as free and puts the solution out of the box)."""
+        for snap in SNAPS:
+            out = self.vertex(rows, a_rows, snap)
+            if out is not None:
+                return out
+        return None
+
+    def vertex(self, rows, a_rows, snap):
+        """The vertex the interior point points at (crossover, as interior-point LP solvers end): the restricted
+        multipliers within ``snap`` of a bound are put on it, and the free ones ``F`` solved so that their margins are
+        exactly 1 (with the offset ``b``, also ``yᵀa = 0``)::
+
+            [ A Aᵀ  y_F ] [a_F]   [ 1 − A w_C      ]
+            [ y_Fᵀ   0  ] [ b ] = [ −Σ_{a_i=C_i} y_i C_i ],   A = diag(y_F) X_F,  w_C = Σ_{a_i=C_i} C_i y_i x_i
+
+        (without the offset, the first block alone). Returns ``(a, b)`` padded to length n, or None when more than
+        ``d + 1`` are free or the solution leaves the box (then the identification was wrong)."""
+        box = self.box[rows]
+        upper, free = a_rows >= box * (1.0 - snap), (a_rows > box * snap) & (a_rows < box * (1.0 - snap))
+        F, top = rows[free], rows[upper]
+        k = F.shape[0]
+        if k > self.d + 1:
+            return None
+        a = np.zeros(self.n)
+        a[top] = self.box[top]
+        w_c = np.asarray(self.X[top].T @ (self.y[top] * self.box[top])).ravel() if top.size else np.zeros(self.d)
+        XF = self.X[F]
+        A = self.y[F, None] * (XF.toarray() if sp.issparse(XF) else XF)
+        rhs = 1.0 - A @ w_c
+        M = A @ A.T
+        if self.bias:
+            yF = self.y[F]
+            M = np.block([[M, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
+            rhs = np.append(rhs, -float(self.y[top] @ self.box[top]))
+        try:
+            sol = np.linalg.lstsq(M, rhs, rcond=None)[0] if M.size else np.zeros(0)
+        except np.linalg.LinAlgError:
+            return None
+        a_f = sol[:k]
+        slack = 1e-9 * self.box[F]
+        if not (np.all(np.isfinite(sol)) and np.all(a_f >= -slack) and np.all(a_f <= self.box[F] + slack)):
+            return None
+        a[F] = np.clip(a_f, 0.0, self.box[F])
+        return a, (float(sol[k]) if self.bias else 0.0)
+
     def run(self, plan, st, G, rows) -> np.ndarray:
-        """Polish ``st`` (certified at this iteration, with ``G``) on the samples ``rows``; returns the ``G`` of the
-        state it leaves (the new iterate's when the polish is kept)."""
+        """Polish ``st`` (certified at this iteration, with ``G``) on the samples ``rows``: the crossover point first,
+        then the interior point if it is better still; returns the ``G`` of the state it leaves (the new iterate's when
+        a polish is kept)."""
         st.polish_work = 0.0
         if rows.shape[0] == 0:
             return G
         solved = self.restricted_solve(rows, st.tol)
         if solved is None:
             return G
-        a = np.zeros(self.n)
-        a[rows] = solved[0]
-        if plan.use_screening:   # the screened samples hold their proven values
-            removed, fixed = plan.screened_sets(st)
-            a[removed] = 0.0
-            a[fixed] = self.box[fixed]
-        G_new = plan.adopt(st, a, solved[1])
-        if G_new is None:   # not a better dual point (a loose restricted solve): the epochs' iterate stays
+        a_ipm = np.zeros(self.n)
+        a_ipm[rows] = solved[0]
+        vertex = self.crossover(rows, solved[0])
+        kept = None
+        for a, b in ([] if vertex is None else [vertex]) + [(a_ipm, solved[1])]:
+            if plan.use_screening:   # the screened samples hold their proven values
+                removed, fixed = plan.screened_sets(st)
+                a[removed] = 0.0
+                a[fixed] = self.box[fixed]
+            G_new = plan.adopt(st, a, b)   # kept only if its certified lower bound beats the state's
+            if G_new is not None:
+                kept = G_new
+                if not plan.relative_gap(st) > st.tol:
+                    break
+        if kept is None:   # not a better dual point (a loose restricted solve): the epochs' iterate stays
             return G
         st.polished += 1
-        return G_new
+        return kept
