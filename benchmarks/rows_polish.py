@@ -34,7 +34,7 @@ def _row(target, X, y, cfg: Sizes) -> Row:
     import marginkit
     cap = target.extra["cap"] if cfg.high_accuracy else 5.0
     row = Row.of(target, size(X.shape))
-    ratios, capped = {}, False
+    ratios, capped = {}, {}
     for method in METHODS:
         problem = marginkit.SoftMarginSVM(X, y, C=1.0, bias=method.endswith("bias"))
         problem.solve(method, tol=1e-2, seed=0, max_iter=3)   # compile the kernels before any clock
@@ -48,7 +48,7 @@ def _row(target, X, y, cfg: Sizes) -> Row:
                 t[polish].append(s if r.status == "optimal" else max(s, cap))
                 res[polish] = r
         med = {k: statistics.median(v) for k, v in t.items()}
-        capped |= res[False].status != "optimal"
+        capped[method] = res[False].status != "optimal"
         ratios[method] = med[True] / med[False] if target.comparison == "<=" else med[False] / med[True]
         for k, r in res.items():
             label = f"{method} polish={k}"
@@ -60,9 +60,11 @@ def _row(target, X, y, cfg: Sizes) -> Row:
             row.details.setdefault("polished", {})[label] = r.info.get("polished")
     worst = min(ratios, key=ratios.get) if target.comparison == ">=" else max(ratios, key=ratios.get)
     row.ratio = ratios[worst]
-    row.ratio_bound = "lower" if capped and target.comparison == ">=" else None
+    row.ratio_bound = "lower" if capped[worst] and target.comparison == ">=" else None
     row.details["ratios"] = ratios
-    return row.judge(f"worst: {worst}" + (f"; polish=False stopped at its {cap:g} s cap" if capped else ""))
+    stopped = [m for m, c in capped.items() if c]
+    return row.judge(f"worst: {worst}" + (f"; polish=False stopped at its {cap:g} s cap for {', '.join(stopped)}"
+                                          if stopped else ""))
 
 
 def polish_rows(cfg: Sizes) -> list[Row]:
