@@ -38,12 +38,14 @@ margin below 1 at ``w'`` shows in ``P(w')`` and the epochs go on from the better
 without the polish.
 
 **When** (deterministic, so that a seed gives the same iterates every time). The coordinate work of the epochs is
-charged in the cost model of :mod:`marginkit.engine.choice` (``nnz/n`` nonzeros per visit at ``CD_RATE``), and a
+charged in the cost model of :mod:`marginkit.engine.choice`, with two terms measured for this rule (the constants
+below: a visit's fixed cost, and the interior-point method's length-n vector work per iteration), and a
 polish is tried once the work since the last try reaches the model's ``T_ipm`` on ``R`` (at the start, on all
 samples; at most ``MAX_COLUMNS`` columns, as ``ipm``). A polish therefore costs about as much as the epochs before
 it: where it never helps, the run takes at most about twice as long in the model; on small problems (``T_ipm``
 starts at 6 ms of fixed cost) it is never tried. After a try, the active set is restored (the next epoch shrinks
-afresh), and ``info["polished"]`` counts the accepted polishes.
+afresh), and ``info["polished"]`` counts the accepted polishes. The restricted rows are copied for the solve
+(``|R| × d``, at most the size of ``X``; none when ``R`` is every sample).
 """
 from __future__ import annotations
 
@@ -52,9 +54,15 @@ import scipy.sparse as sp
 
 from ...core.errors import ProblemError
 from ...core.safe import gap_radius
-from ...engine.choice import CD_RATE, ipm_seconds
+from ...engine.choice import ipm_seconds
 
-SUB_TOL = 0.1
+# the cost model's terms for this rule (measured, one BLAS thread): a coordinate visit costs VISIT_FIXED plus its row's
+# nonzeros at VISIT_RATE (100,000 rows of 10, 50 and 300 dense features: 7.4, 62 and 230 ns a visit, against 20,
+# 100 and 600 at engine.choice's CD_RATE); an interior-point iteration also does about thirty length-n vector
+# operations (100,000 × 10: 10 ms an iteration, of which the Gram product is 0.1 ms), which engine.choice leaves out
+VISIT_FIXED, VISIT_RATE = 5e-9, 1.2e9
+IPM_ITERATIONS, IPM_PER_SAMPLE = 25, 1e-7
+SUB_TOL = 0.1          # the restricted solve's relative gap, as a fraction of the run's tol
 LOOSEST = 1e-4         # ... and never looser than this
 MAX_COLUMNS = 3000     # ipm's default max_columns: wider data are never polished
 LOOK = 0.25            # a look (a certificate) after this fraction of the polish's estimated cost in coordinate work
@@ -83,8 +91,8 @@ class RestrictedPolish:
         self.n, self.d = X.shape
         self.row_nnz = np.diff(X.indptr) if sp.issparse(X) else None
         nnz = X.nnz if sp.issparse(X) else self.n * self.d
-        self.visit = nnz / max(self.n, 1) / CD_RATE
-        self.epoch = nnz / CD_RATE
+        self.visit = VISIT_FIXED + nnz / max(self.n, 1) / VISIT_RATE
+        self.epoch = self.n * self.visit
         self.first_cost = self.cost(None, nnz)
 
     @staticmethod
@@ -97,10 +105,10 @@ class RestrictedPolish:
 
     def cost(self, rows, nnz=None) -> float:
         """The model's ``T_ipm`` on the samples ``rows`` (None: all, with ``nnz`` nonzeros)."""
-        if rows is None:
-            return ipm_seconds(self.n, self.d + int(self.bias), nnz, self.d)
-        nnz = int(self.row_nnz[rows].sum()) if self.row_nnz is not None else rows.shape[0] * self.d
-        return ipm_seconds(rows.shape[0], self.d + int(self.bias), nnz, self.d)
+        m = self.n if rows is None else rows.shape[0]
+        if rows is not None:
+            nnz = int(self.row_nnz[rows].sum()) if self.row_nnz is not None else m * self.d
+        return ipm_seconds(m, self.d + int(self.bias), nnz, self.d) + IPM_ITERATIONS * m * IPM_PER_SAMPLE
 
     def restricted_solve(self, rows: np.ndarray, tol: float):
         """``(a, b)``: the multipliers of the SVM on ``rows`` (clipped into their box) and its offset (0 without a
