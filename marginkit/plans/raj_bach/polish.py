@@ -37,13 +37,17 @@ samples as at every check (``P(w') − D(a')`` with ``w' = Σ a'_i y_i x_i``): i
 margin below 1 at ``w'`` shows in ``P(w')`` and the epochs go on from the better point. A status means what it meant
 without the polish.
 
-**When** (deterministic, so that a seed gives the same iterates every time). The coordinate work of the epochs is
-charged in the cost model of :mod:`marginkit.engine.choice`, with two terms measured for this rule (the constants
-below: a visit's fixed cost, and the interior-point method's length-n vector work per iteration), and a
-polish is tried once the work since the last try reaches the model's ``T_ipm`` on ``R`` (at the start, on all
-samples; at most ``MAX_COLUMNS`` columns, as ``ipm``). A polish therefore costs about as much as the epochs before
-it: where it never helps, the run takes at most about twice as long in the model; on small problems (``T_ipm``
-starts at 6 ms of fixed cost) it is never tried. After a try, the active set is restored (the next epoch shrinks
+**When** (deterministic, so that a seed gives the same iterates every time). The epochs' coordinate work is charged
+in seconds of a cost model: :func:`marginkit.engine.choice.ipm_seconds` for the restricted solve, with two terms
+measured for this rule (the constants below: a visit's fixed cost, and the interior-point method's length-n vector
+work per iteration). A *look* (a certificate, one product with ``X``, which also screens) comes after ``LOOK`` times
+the polish's estimated cost ``T`` in work (and at least ``LOOK_EPOCHS`` epochs' worth). At a look that does not
+prove ``tol``, ``R`` and ``T`` are recomputed, and a polish is tried when the work since the last try is at least
+``PAID·T`` and the relative gaps of the last two looks, extrapolated at their rate, say the epochs would need more
+than ``SLOWER·T`` to reach ``tol`` (``ipm``'s ``MAX_COLUMNS`` columns at most). So a polish costs at most about half
+the work before it in the model: where it never helps, a run takes at most about 1.5 times as long; where the epochs
+converge fast (every sample a support vector, well scaled), the rate keeps it out; on small problems (``T`` starts
+at 6 ms of fixed cost) it is never tried. After a try, the active set is restored (the next epoch shrinks
 afresh), and ``info["polished"]`` counts the accepted polishes. The restricted rows are copied for the solve
 (``|R| × d``, at most the size of ``X``; none when ``R`` is every sample).
 """
