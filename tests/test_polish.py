@@ -20,11 +20,18 @@ def _raw(n=3000, d=15, seed=3, flip=0.05):
     return X * rng.gamma(0.5, 10.0, size=d), y
 
 
+def _with_reference(bias: bool, seed: int):
+    """``(problem, its CVXPY reference)`` on :func:`_raw` data; with the offset, moved off the origin."""
+    X, y = _raw(seed=seed)
+    if bias:
+        X = X + 3.0 * np.abs(X).mean(axis=0)   # off the origin: the offset matters
+    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=bias)
+    return problem, problem.reference()
+
+
 @pytest.fixture(scope="module")
 def raw():
-    X, y = _raw()
-    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
-    return problem, problem.reference()
+    return _with_reference(False, 3)
 
 
 @numba_only
@@ -110,10 +117,7 @@ def test_the_restricted_problem_with_one_class_is_declined_not_raised(raw, bias)
 
 @pytest.fixture(scope="module")
 def raw_bias():
-    X, y = _raw(seed=5)
-    X = X + 3.0 * np.abs(X).mean(axis=0)   # off the origin: the offset matters
-    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=True)
-    return problem, problem.reference()
+    return _with_reference(True, 5)
 
 
 @numba_only

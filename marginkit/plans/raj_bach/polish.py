@@ -97,7 +97,7 @@ class RestrictedPolish:
         nnz = X.nnz if sp.issparse(X) else self.n * self.d
         self.visit = VISIT_FIXED + nnz / max(self.n, 1) / VISIT_RATE
         self.epoch = self.n * self.visit
-        self.first_cost = self.cost(None, nnz)
+        self.first_cost = self.cost(self.n, nnz)
 
     @staticmethod
     def applies(plan, bias: bool = False) -> bool:
@@ -107,12 +107,14 @@ class RestrictedPolish:
         return (bool(plan.config.polish) and plan.d + int(bias) <= MAX_COLUMNS
                 and (isinstance(X, np.ndarray) or sp.issparse(X)))
 
-    def cost(self, rows, nnz=None) -> float:
-        """The model's ``T_ipm`` on the samples ``rows`` (None: all, with ``nnz`` nonzeros)."""
-        m = self.n if rows is None else rows.shape[0]
-        if rows is not None:
-            nnz = int(self.row_nnz[rows].sum()) if self.row_nnz is not None else m * self.d
+    def cost(self, m: int, nnz: int) -> float:
+        """The model's ``T_ipm`` on ``m`` samples with ``nnz`` nonzeros."""
         return ipm_seconds(m, self.d + int(self.bias), nnz, self.d) + IPM_ITERATIONS * m * IPM_PER_SAMPLE
+
+    def rows_cost(self, rows: np.ndarray) -> float:
+        """:meth:`cost` on the samples ``rows``."""
+        m = rows.shape[0]
+        return self.cost(m, int(self.row_nnz[rows].sum()) if self.row_nnz is not None else m * self.d)
 
     def restricted_solve(self, rows: np.ndarray, tol: float):
         """``(a, b)``: the multipliers of the SVM on ``rows`` (clipped into their box) and its offset (0 without a
@@ -131,17 +133,18 @@ class RestrictedPolish:
         b = float(res.b or 0.0)
         return (np.clip(a, 0.0, box), b) if np.all(np.isfinite(a)) and np.isfinite(b) else None
 
-    def restricted_rows(self, st, G) -> np.ndarray:
+    def restricted_rows(self, st, G) -> tuple[np.ndarray, float]:
         """``R`` (module docstring): the samples the iterate holds as support vectors or margin violators, widened to
         every sample the gap ball does not prove off the margin (``G_i − r||x_i|| < 0``, a superset of the support
         vectors of every optimum without an offset, :mod:`.svm_coordinate`'s screening rule) when that costs at most
-        ``WIDEN`` times as much in the model."""
+        ``WIDEN`` times as much in the model. Returns ``R`` and its cost."""
         movable = self.box > 0.0
         small = ((st.a > 0.0) | (G < 0.0)) & movable
         r = gap_radius({"primal": st.primal, "dual": st.dual})
         wide = (small | (G - r * self.norms < 0.0)) & movable
         rows, more = np.flatnonzero(small), np.flatnonzero(wide)
-        return more if self.cost(more) <= WIDEN * self.cost(rows) else rows
+        cost, cost_more = self.rows_cost(rows), self.rows_cost(more)
+        return (more, cost_more) if cost_more <= WIDEN * cost else (rows, cost)
 
     def after_round(self, plan, st, nxt, visits: int):
         """Charge a round's ``visits`` to ``nxt`` and look, polish or not (module docstring). Returns ``(G, kind)``:
@@ -157,8 +160,7 @@ class RestrictedPolish:
         gap = plan.relative_gap(nxt)
         if not gap > nxt.tol:
             return G, "look"
-        rows = self.restricted_rows(nxt, G)
-        nxt.polish_cost = self.cost(rows)
+        rows, nxt.polish_cost = self.restricted_rows(nxt, G)
         (w0, g0), nxt.trend = st.trend, (nxt.total_work, gap)
         if nxt.polish_work < PAID * nxt.polish_cost or not (np.isfinite(gap) and g0 > gap):
             return G, "look"
@@ -227,10 +229,10 @@ class RestrictedPolish:
         a_ipm = np.zeros(self.n)
         a_ipm[rows] = solved[0]
         vertex = self.crossover(rows, solved[0])
+        removed, fixed = plan.screened_sets(st) if plan.use_screening else (None, None)
         kept = None
         for a, b in ([] if vertex is None else [vertex]) + [(a_ipm, solved[1])]:
-            if plan.use_screening:   # the screened samples hold their proven values
-                removed, fixed = plan.screened_sets(st)
+            if removed is not None:   # the screened samples hold their proven values
                 a[removed] = 0.0
                 a[fixed] = self.box[fixed]
             G_new = plan.adopt(st, a, b)   # kept only if its certified lower bound beats the state's
