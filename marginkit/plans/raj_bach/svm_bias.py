@@ -304,10 +304,11 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         dual = float(a.sum()) - half + gain - 0.5 * (self.R * moved) ** 2 - residual * bound_b
         return primal, dual, b, a_rep
 
-    def certify(self, st, f=None) -> np.ndarray:
-        """The certificate of ``st`` (and its screening); returns ``f = Xw``."""
+    def certify(self, st, f=None, values=None) -> np.ndarray:
+        """The certificate of ``st`` (and its screening); returns ``f = Xw``. ``f`` and ``values`` (what
+        :meth:`values` returns for ``st``), when given, are not computed again."""
         f = np.asarray(self.Xop @ st.w).ravel() if f is None else f
-        st.primal, st.dual, st.b, st.a_cert = self.values(st.a, st.w, f)
+        st.primal, st.dual, st.b, st.a_cert = self.values(st.a, st.w, f) if values is None else values
         st.s = float(self.y @ st.a)
         st.checked, st.work_checked = st.t, st.work
         if self.use_screening:
@@ -325,11 +326,11 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         ``st`` unchanged). Every live coordinate is visited again by the next epoch."""
         w = np.asarray(self.Xop.T @ (a * self.y)).ravel()
         f = np.asarray(self.Xop @ w).ravel()
-        primal, dual, offset, a_rep = self.values(a, w, f)
-        if not dual > st.dual:
+        values = self.values(a, w, f)
+        if not values[1] > st.dual:
             return None
         st.a, st.w, st.lam, st.lam_ref = a, w, float(b), float(b)
-        self.certify(st, f)
+        self.certify(st, f, values)
         st.active, st.pg_max, st.pg_min = st.live, np.inf, -np.inf
         return self.y * (f + st.b) - 1.0
 

@@ -400,7 +400,7 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
                           epochs=st.epochs + int(epochs), visits=st.visits + int(visits), eps_pg=st.eps_pg,
                           gap_target=st.gap_target, estimate=float(estimate), primal=st.primal, dual=st.dual,
                           checked=st.checked, live=st.live, removed=st.removed, fixed=st.fixed,
-                          polish_cost=st.polish_cost, polished=st.polished)
+                          polished=st.polished)
         dual = float(sums[0] - 0.5 * sums[1])
         estimated = dual > 0.0 and estimate <= st.gap_target * dual
         G, kind = (None, None) if self.polisher is None else self.polisher.after_round(self, st, nxt, int(visits))
