@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer
 
 import marginkit as mk
+from marginkit.engine import choice
 from marginkit.engine.choice import choose, costs
 
 
@@ -60,3 +61,78 @@ def test_hard_margin_with_an_offset_is_certified_by_ipm():
 def test_dense_and_sparse_copies_get_the_same_method():
     X, y = _unit_sparse(3000, 50, 0.05, seed=3)
     assert choose(mk.SoftMarginSVM(X, y))[0] == choose(mk.SoftMarginSVM(X.toarray(), y))[0]
+
+
+# ---- the probe: solve("auto") runs the coordinate method first where the model picks ipm for a soft margin ----
+def _raw(n, d, flip, seed=3):
+    """Gaussian features times gamma(0.5, 10) column scales (raw, badly conditioned), labels of a hyperplane."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * rng.gamma(0.5, 10.0, size=d)
+    y = np.where(X @ rng.standard_normal(d) >= 0, 1.0, -1.0)
+    y[rng.random(n) < flip] *= -1.0
+    return X, y
+
+
+def test_the_probe_keeps_coordinate_descent_where_the_model_was_too_pessimistic():
+    X, y = _raw(20_000, 5, 0.0)                      # separable: shrinking makes the epochs cheap whatever kappa
+    P = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
+    c = costs(P)
+    assert choose(P)[0] == "ipm" and c["cd"] > 2 * c["ipm"] and c["kappa"] > 100
+    res = P.solve("auto")
+    probe = res.info["chosen"]["probe"]
+    assert res.method == "dual-cd" and res.info["chosen"]["method"] == "dual-cd" and res.status == "optimal"
+    assert probe["outcome"] == "finished: kept" and 0 < probe["work"] < probe["budget"] == pytest.approx(c["ipm"])
+    ref = P.solve("ipm", tol=1e-10)
+    assert res.certificate["dual"] <= ref.certificate["primal"] and ref.certificate["dual"] <= res.certificate["primal"]
+    assert res.certificate["primal"] == pytest.approx(ref.certificate["primal"], rel=2e-6)
+
+
+def test_the_probe_hands_over_to_ipm_where_the_epochs_crawl_and_is_deterministic():
+    X, y = _raw(6_000, 40, 0.05)
+    for bias in (False, True):
+        P = mk.SoftMarginSVM(X, y, C=1.0, bias=bias)
+        res = P.solve("auto", seed=4)
+        probe = res.info["chosen"]["probe"]
+        assert res.method == "ipm" and res.status == "optimal" and "rate" in probe["outcome"]
+        assert probe["method"] == ("dual-cd-bias" if bias else "dual-cd")
+        assert choice.PROBE_FROM * probe["budget"] <= probe["work"] <= probe["budget"]
+        again = P.solve("auto", seed=4)             # the probe counts modelled work, not seconds
+        assert again.info["chosen"]["probe"] == probe and np.array_equal(again.w, res.w)
+        assert res.value == pytest.approx(P.solve("ipm", tol=1e-10).value, rel=1e-6)
+
+
+def test_no_probe_with_a_callback_or_without_the_polish_or_on_tiny_problems():
+    X, y = _raw(6_000, 40, 0.05)
+    P = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
+    seen = []
+    res = P.solve("auto", callback=lambda st: seen.append(1) and False)
+    assert res.method == "ipm" and "probe" not in res.info["chosen"] and seen
+    X, y = load_breast_cancer(return_X_y=True)      # T_ipm under PROBE_MIN: straight to ipm
+    P = mk.SoftMarginSVM(X, np.where(y == 1, 1.0, -1.0), C=1.0)
+    assert choice.costs(P)["ipm"] < choice.PROBE_MIN
+    assert "probe" not in P.solve("auto").info["chosen"]
+
+
+class _State:
+    def __init__(self, work, primal, dual, checked, tol=1e-6):
+        self.total_work, self.primal, self.dual, self.checked, self.tol = work, primal, dual, checked, tol
+
+
+def test_probe_rule_on_given_gaps():
+    p = choice.Probe(1.0)
+    assert p(_State(0.05, np.nan, np.nan, -1)) is False            # before PROBE_FROM: never
+    assert p(_State(0.08, 2.0, 1.0, 3)) is False
+    # from PROBE_FROM on: the rate of the last two checks (gap 1 -> 1e-3 over 0.04 of work) reaches 1e-6 by 0.16
+    assert p(_State(0.12, 1.001, 1.0, 5)) is False and not p.stopped
+    q = choice.Probe(1.0)
+    q(_State(0.05, 2.0, 1.0, 1))
+    assert q(_State(0.2, 1.5, 1.0, 2)) is True and q.stopped       # 1 -> 0.5 over 0.15: 3 more units to 1e-6
+    r = choice.Probe(1.0)
+    assert r(_State(0.2, 1.5, 1.0, 2)) is True                      # one check only: no rate, stop
+    s = choice.Probe(1.0)
+    s(_State(0.05, 2.0, 1.0, 1))
+    s(_State(0.9, 1.0 + 1e-5, 1.0, 2))
+    assert s(_State(1.0, 1.0 + 1e-5, 1.0, 2)) is True               # at T_ipm in any case
+    t = choice.Probe(1.0)
+    t(_State(0.05, 2.0, 1.0, 1))
+    assert t(_State(0.5, 1.0 + 1e-7, 1.0, 2)) is False              # certified: the run stops by itself

@@ -11,18 +11,38 @@
   a 100,000-row path cost 25 times less than 20 cold solves; the interior-point method starts cold).
   Calibration, one BLAS thread, tol 1e-6 (``dual-cd-bias`` against ``ipm``): breast cancer z-scored 0.025 s / 0.005 s,
   digits/16 0.25 s / 0.009 s, 100,000 × 50 Gaussian 0.85 s / 0.96 s.
-* The interior-point method (``ipm``; Ferris & Munson 2003) takes a few dozen iterations whatever ``κ``, each one
-  Gram product of ``X`` with a diagonal and a ``d × d`` Cholesky factorisation: ``T_ipm ≈ 25·(n·d²/1e10 + d³/3e10)``
-  for dense data, ``25·(nnz·d/2e9 + d³/3e10)`` below 30 % nonzeros, plus 6 ms of fixed cost (its Python-level
-  iteration: river's phishing, 1,250 × 9, took 4.0 ms in 10 iterations against ``dual-cd-bias``'s 3.5 ms; the
-  coordinate methods' fixed cost is about 1 ms) (counted the same way for a NumPy array and a
-  CSR matrix, so the same data get the same method). It is offered up to its ``max_columns`` (3000).
+* The interior-point method (``ipm``; Ferris & Munson 2003) takes a dozen to a few dozen iterations whatever
+  ``κ`` (10 to 22 at 10 % flipped labels, 35 to 58 on separable data; the model counts 20), each one a Gram product
+  of ``X`` with a diagonal, a ``d × d`` Cholesky factorisation and about thirty length-n vector operations::
 
-``ipm`` is chosen only when its estimate is under half the coordinate method's (:data:`IPM_MARGIN`): on
+      T_ipm ≈ 1 ms + 20·(0.2 ms + n/9e6 + Gram + d³/2e11)
+      Gram  = n·d²/6e10 + n·d/5e8          (dense: blocks of rows scaled by √D, then dsyrk)
+            = 3e-9·nnz²/n + 7e-9·d²         (below 30 % nonzeros: one sparse product and its dense d × d copy)
+
+  (seconds; calibrated 2026-11-28 with one BLAS thread on dense 500 × 10 to 100,000 × 10, 20,000 × 50 and × 100,
+  5,000 × 300, 1,000 × 784, 2,000 × 1,500, and CSR 20,000 × 1,000 at 1 %, 50,000 × 2,000 at 0.2 %, 5,000 × 500 at
+  5 %: each iteration within 30 % of the measured one, where the previous model, ``25·n·d²/1e10`` plus 6 ms, was
+  10 times too low at d = 10 and 4 to 7 times too high at d >= 300). The nonzeros decide between the two Gram
+  terms for a NumPy array and a CSR matrix alike, so the same data get the same method. ``ipm`` is offered up to
+  its ``max_columns`` (3000).
+
+``ipm`` is picked only when its estimate is under half the coordinate method's (:data:`IPM_MARGIN`): on
 well-conditioned data the two are close (100,000 × 50 above) and the default must never be slower than the coordinate
-method it replaces. ``Result.info["chosen"]`` says which and why. A coordinate run
-that ends on its budget (``user_limit``: its certified gap stopped shrinking fast enough) is followed by ``ipm`` where
-that method applies (``info["chosen"]["fallback"]``). Other problems take the first of the estimator's preferred
+method it replaces. ``Result.info["chosen"]`` says which and why.
+
+**The probe** (``solve("auto")``). The coordinate estimate is an upper bound, often a loose one: shrinking makes the
+epochs of separable or nearly separable data cheap whatever ``κ`` (raw 10,000 × 10 with ``κ = 151``: 5.7 ms for
+``dual-cd``, 28 ms for ``ipm``; raw 50,000 × 5: 13 ms against 170 ms). So where the model picks ``ipm`` for a soft
+margin, ``solve("auto")`` first runs the coordinate method as a probe and switches only when its certified gap stops
+shrinking fast enough. The probe's work is counted in the model's seconds (the coordinate visits, as the plans'
+polish counts them: deterministic, so a seed gives the same result on any machine). Once it has done
+``PROBE_FROM·T_ipm``, it stops at the first certificate check whose rate, extrapolated from the last two checks,
+says it would not reach ``tol`` within ``T_ipm`` of work in all, and at ``T_ipm`` in any case; ``ipm`` then runs
+from a cold start (``info["chosen"]["probe"]`` records the probe). Where ``ipm`` was the right choice, the probe
+costs about a quarter of its time; where it was not, the run is the coordinate method's. A coordinate run that
+ends on its budget (``user_limit``: its certified gap stopped shrinking fast enough) is followed by ``ipm`` where that
+method applies (``info["chosen"]["fallback"]``). The estimator's ``method=None`` and ``path`` take the model's choice
+without a probe (their warm starts are per method). Other problems take the first of the estimator's preferred
 methods that ``methods(problem)`` lists, else the CVXPY reference.
 """
 from __future__ import annotations
@@ -47,7 +67,9 @@ PREFERRED = {
 }
 IPM_MAX_COLUMNS = 3000
 IPM_MARGIN = 2.0   # ipm only where its estimate is this many times below the coordinate method's
-IPM_FIXED, CD_FIXED = 6e-3, 1e-3   # seconds of fixed cost (Python-level iterations, setup, certificates)
+CD_FIXED = 1e-3   # seconds of a coordinate run's fixed cost (setup, certificates)
+IPM_FIXED, IPM_ITERATIONS, IPM_PER_ITERATION = 1e-3, 20, 2e-4   # ipm's setup, iterations, Python work per iteration
+IPM_PER_SAMPLE = 1.0 / 9e6   # seconds per sample and iteration: ipm's length-n vector operations
 CD_RATE = 5e8   # nonzeros a coordinate epoch reads per second (each read twice: a dot product and an axpy)
 
 
@@ -95,39 +117,105 @@ def ipm_seconds(n: int, dd: int, nnz: int, d: int | None = None) -> float:
     the offset's column); also what the restricted interior-point polish of the coordinate plans is charged
     (:mod:`marginkit.plans.raj_bach.polish`)."""
     d = dd if d is None else d
-    sparse_like = nnz < 0.3 * n * d   # a sparse Gram product beats the dense one below about 30 % density
-    return IPM_FIXED + 25.0 * ((nnz * dd / 2e9) if sparse_like else (n * dd * dd / 1e10)) + 25.0 * dd ** 3 / 3e10
+    if nnz < 0.3 * n * d:   # a sparse Gram product beats the dense one below about 30 % density
+        gram = 3e-9 * nnz * nnz / max(n, 1) + 7e-9 * dd * dd
+    else:
+        gram = n * dd * dd / 6e10 + n * dd / 5e8
+    iteration = IPM_PER_ITERATION + n * IPM_PER_SAMPLE + gram + dd ** 3 / 2e11
+    return IPM_FIXED + IPM_ITERATIONS * iteration
 
 
 def choose(problem, warm: bool = False) -> tuple[str, str]:
     """``(method, why)``: the method ``"auto"`` means for ``problem`` and the reason, in words (``warm``: for a path
     of warm-started solves)."""
+    return _decide(problem, warm)[:2]
+
+
+def _decide(problem, warm: bool = False) -> tuple[str, str, str | None, float]:
+    """``(method, why, coordinate, T_ipm)``: :func:`choose`'s answer, and where it is ``ipm`` for a soft margin, the
+    coordinate method a probe runs first and the model's ``T_ipm`` (``coordinate`` None: no probe)."""
     listed = methods(problem)
     first = _preferred(problem, listed)
     linear = getattr(problem, "kernel", None) is None
     host = isinstance(getattr(problem, "X", None), np.ndarray) or sp.issparse(getattr(problem, "X", None))
     if "ipm" not in listed or not linear or not host or problem.X.shape[1] + 1 > IPM_MAX_COLUMNS:
-        return first, f"{first}: the first fast certified method listed for this problem"
+        return first, f"{first}: the first fast certified method listed for this problem", None, 0.0
     if problem.form == "MaxMargin" and first in ("cvxpy", "homotopic"):
-        return "ipm", "ipm: the hard margin with an offset has no faster certified method"
+        return "ipm", "ipm: the hard margin with an offset has no faster certified method", None, 0.0
     if problem.form != "SoftMarginSVM" or first not in ("dual-cd", "dual-cd-bias"):
-        return first, f"{first}: the first fast certified method listed for this problem"
+        return first, f"{first}: the first fast certified method listed for this problem", None, 0.0
     c = costs(problem, warm)
     why = (f"kappa = max C_i||x_i||^2 = {c['kappa']:.3g}, {problem.n} x {problem.X.shape[1]}, nnz {c['nnz']}: "
            f"estimated {c['cd']:.3g} s for {first}, {c['ipm']:.3g} s for ipm")
-    return ("ipm", "ipm: " + why) if IPM_MARGIN * c["ipm"] < c["cd"] else (first, f"{first}: " + why)
+    if IPM_MARGIN * c["ipm"] < c["cd"]:
+        return "ipm", "ipm: " + why, (first if c["ipm"] >= PROBE_MIN else None), c["ipm"]
+    return first, f"{first}: " + why, None, c["ipm"]
+
+
+PROBE_FROM = 0.1    # a probe may stop once its work is this fraction of T_ipm (module docstring)
+PROBE_MIN = 0.02    # seconds: below this T_ipm, no probe (its fixed costs would weigh as much as what it can save)
+
+
+class Probe:
+    """The callback of a probing coordinate run (module docstring): ``probe(state)`` is True (stop) once the run's
+    coordinate work ``state.total_work`` (model seconds) reaches ``T_ipm``, or from ``PROBE_FROM·T_ipm`` on, when the
+    last two certificate checks (``state.primal``, ``state.dual`` at iteration ``state.checked``), extrapolated at
+    their rate, do not reach ``state.tol`` within ``T_ipm``. ``stopped`` says whether it stopped the run, ``work``
+    is the work at its last call, and ``checks`` holds ``(work, relative gap)`` at each check it saw."""
+
+    def __init__(self, t_ipm: float):
+        self.budget = float(t_ipm)
+        self.checks: list = []
+        self.seen = -1
+        self.work = 0.0   # the work at the last call
+        self.stopped = False
+
+    def __call__(self, st) -> bool:
+        work = self.work = float(st.total_work)
+        if st.checked >= 0 and st.checked != self.seen:
+            self.seen = st.checked
+            gap = (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
+            self.checks.append((work, float(gap)))
+        if work < PROBE_FROM * self.budget:
+            return False
+        if work < self.budget and len(self.checks) >= 2:
+            (w0, g0), (w1, g1) = self.checks[-2:]
+            if not g1 > st.tol:   # the stop test certifies this iterate
+                return False
+            if np.isfinite(g1) and g0 > g1 > 0.0 and w1 > w0 and \
+                    w1 + (w1 - w0) * np.log(g1 / st.tol) / np.log(g0 / g1) <= self.budget:
+                return False
+        self.stopped = True   # at T_ipm, or no rate that reaches tol within it
+        return True
 
 
 def solve_auto(problem, solve, **options):
-    """``solve(problem, choose(problem)[0], **options)``, with ``info["chosen"]``, and ``ipm`` after a coordinate
-    run that ended on its budget where ``ipm`` applies."""
-    method, why = choose(problem)
+    """``solve(problem, choose(problem)[0], **options)`` with ``info["chosen"]``; where that is ``ipm`` for a soft
+    margin, the coordinate method's probe first (module docstring); and ``ipm`` after a coordinate run that ended on
+    its budget where ``ipm`` applies."""
+    method, why, coordinate, t_ipm = _decide(problem)
+    to_ipm = {k: v for k, v in options.items() if k not in ("max_iter", "warm_start")}
+    if coordinate is not None and options.get("callback") is None and options.get("polish", True) is not False:
+        probe = Probe(t_ipm)
+        res = solve(problem, coordinate, **{**options, "callback": probe})
+        record = {"method": coordinate, "work": probe.work,
+                  "budget": t_ipm, "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}
+        ended = res.status == "user_limit" and res.info.get("stopped_by") is None   # its own budget
+        if not (probe.stopped or ended):
+            res.info["chosen"] = {"method": coordinate, "why": coordinate + why[len("ipm"):],
+                                  "probe": {**record, "outcome": "finished: kept"}}
+            return res
+        outcome = ("its certified gap's rate would not reach tol within T_ipm: ipm" if probe.stopped else
+                   "it ended on its budget: ipm")
+        again = solve(problem, "ipm", **to_ipm)
+        again.info["chosen"] = {"method": "ipm", "why": why, "probe": {**record, "outcome": outcome}}
+        return again
     res = solve(problem, method, **options)
     chosen = {"method": method, "why": why}
     if method in ("dual-cd", "dual-cd-bias") and res.status == "user_limit" and \
             res.info.get("stopped_by") is None and "ipm" in methods(problem) and \
             problem.X.shape[1] + 1 <= IPM_MAX_COLUMNS and options.get("callback") is None:
-        again = solve(problem, "ipm", **{k: v for k, v in options.items() if k not in ("max_iter", "warm_start")})
+        again = solve(problem, "ipm", **to_ipm)
         again.info["chosen"] = {"method": "ipm", "why": why, "fallback": f"{method} ended on its budget "
                                 f"({res.iterations} iterations, relative gap {res.certificate.get('relative_gap')})"}
         return again

@@ -38,16 +38,16 @@ margin below 1 at ``w'`` shows in ``P(w')`` and the epochs go on from the better
 without the polish.
 
 **When** (deterministic, so that a seed gives the same iterates every time). The epochs' coordinate work is charged
-in seconds of a cost model: :func:`marginkit.engine.choice.ipm_seconds` for the restricted solve, with two terms
-measured for this rule (the constants below: a visit's fixed cost, and the interior-point method's length-n vector
-work per iteration). A *look* (a certificate, one product with ``X``, which also screens) comes after ``LOOK`` times
-the polish's estimated cost ``T`` in work (and at least ``LOOK_EPOCHS`` epochs' worth). At a look that does not
+in seconds of a cost model: :func:`marginkit.engine.choice.ipm_seconds` for the restricted solve, and for a
+coordinate visit a fixed cost plus its row's nonzeros (the constants below, measured for this rule). A *look* (a
+certificate, one product with ``X``, which also screens) comes after ``LOOK`` times the polish's estimated cost ``T``
+in work (and at least ``LOOK_EPOCHS`` epochs' worth). At a look that does not
 prove ``tol``, ``R`` and ``T`` are recomputed, and a polish is tried when the work since the last try is at least
 ``PAID·T`` and the relative gaps of the last two looks, extrapolated at their rate, say the epochs would need more
 than ``SLOWER·T`` to reach ``tol`` (``ipm``'s ``MAX_COLUMNS`` columns at most). So a polish costs at most about half
 the work before it in the model: where it never helps, a run takes at most about 1.5 times as long; where the epochs
 converge fast (every sample a support vector, well scaled), the rate keeps it out; on small problems (``T`` starts
-at 6 ms of fixed cost) it is never tried. After a try, the active set is restored (the next epoch shrinks
+at 5 ms of fixed cost) it is never tried. After a try, the active set is restored (the next epoch shrinks
 afresh), and ``info["polished"]`` counts the accepted polishes. The restricted rows are copied for the solve
 (``|R| × d``, at most the size of ``X``; none when ``R`` is every sample).
 """
@@ -60,12 +60,10 @@ from ...core.errors import ProblemError
 from ...core.safe import gap_radius
 from ...engine.choice import ipm_seconds
 
-# the cost model's terms for this rule (measured, one BLAS thread): a coordinate visit costs VISIT_FIXED plus its row's
-# nonzeros at VISIT_RATE (100,000 rows of 10, 50 and 300 dense features: 7.4, 62 and 230 ns a visit, against 20,
-# 100 and 600 at engine.choice's CD_RATE); an interior-point iteration also does about thirty length-n vector
-# operations (100,000 × 10: 10 ms an iteration, of which the Gram product is 0.1 ms), which engine.choice leaves out
+# the cost model's term for this rule (measured, one BLAS thread): a coordinate visit costs VISIT_FIXED plus its
+# row's nonzeros at VISIT_RATE (100,000 rows of 10, 50 and 300 dense features: 7.4, 62 and 230 ns a visit, against
+# 20, 100 and 600 at engine.choice's CD_RATE); the restricted solve is charged engine.choice.ipm_seconds
 VISIT_FIXED, VISIT_RATE = 5e-9, 1.2e9
-IPM_ITERATIONS, IPM_PER_SAMPLE = 25, 1e-7
 SUB_TOL = 0.1          # the restricted solve's relative gap, as a fraction of the run's tol
 LOOSEST = 1e-4         # ... and never looser than this
 MAX_COLUMNS = 3000     # ipm's default max_columns: wider data are never polished
@@ -109,7 +107,7 @@ class RestrictedPolish:
 
     def cost(self, m: int, nnz: int) -> float:
         """The model's ``T_ipm`` on ``m`` samples with ``nnz`` nonzeros."""
-        return ipm_seconds(m, self.d + int(self.bias), nnz, self.d) + IPM_ITERATIONS * m * IPM_PER_SAMPLE
+        return ipm_seconds(m, self.d + int(self.bias), nnz, self.d)
 
     def rows_cost(self, rows: np.ndarray) -> float:
         """:meth:`cost` on the samples ``rows``."""
