@@ -136,3 +136,13 @@ def test_probe_rule_on_given_gaps():
     t = choice.Probe(1.0)
     t(_State(0.05, 2.0, 1.0, 1))
     assert t(_State(0.5, 1.0 + 1e-7, 1.0, 2)) is False              # certified: the run stops by itself
+
+
+def test_the_estimator_probes_too_without_a_warm_start():
+    X, y = _raw(20_000, 5, 0.0)
+    clf = mk.MarginClassifier(bias=False).fit(X, y)
+    assert clf.result_.method == "dual-cd" and clf.result_.info["chosen"]["probe"]["outcome"] == "finished: kept"
+    X, y = _raw(6_000, 40, 0.05)
+    clf = mk.MarginClassifier().fit(X, y)
+    assert clf.result_.method == "ipm" and "probe" in clf.result_.info["chosen"]
+    assert clf.score(X, y) == pytest.approx(mk.MarginClassifier(method="ipm").fit(X, y).score(X, y))

@@ -50,7 +50,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         is not listed, e.g. with a kernel), ``"dual-cd"`` without; max margin ``"dykstra-accelerated"`` without an
         offset (``"dual-accelerated"`` with a kernel) and ``"cvxpy"`` with one (no fast certified method has an
         offset); perturbed dual ``"fista"``. A method that does not handle sample weights is never picked for a
-        weighted fit: then ``"cvxpy"`` solves it.
+        weighted fit: then ``"cvxpy"`` solves it. Where the cost model picks ``"ipm"`` for a linear soft margin (raw,
+        badly scaled features), a fit without a warm start runs ``solve("auto")``, whose probe keeps the coordinate
+        method where it certifies first (:mod:`marginkit.engine.choice`); ``result_.method`` names the method run.
     C : float, default=1.0
         Hinge penalty of the soft-margin problem; for ``"perturbed-dual"`` it is the problem's penalty ``gamma``
         (unless ``gamma=`` is given). Not used by ``"max-margin"``.
@@ -187,8 +189,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             if self.verbose and len(tasks) > 1:
                 print(f"[MarginClassifier] one-vs-rest {k + 1}/{len(tasks)}: {classes[k]!r} against the rest, "
                       f"method {method!r}")
-            result = problem.solve(method, **options)
-            self._check_result(problem, method, result, options)
+            probe = self.method is None and warm is None and method == "ipm" and problem.form == "SoftMarginSVM"
+            result = problem.solve("auto" if probe else method, **options)
+            self._check_result(problem, result.method if probe else method, result, options)
             fits.append((problem, rows, result))
         self.classes_ = classes
         self._set_model(fits, X.shape[0])
