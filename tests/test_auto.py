@@ -81,7 +81,7 @@ def test_the_probe_keeps_coordinate_descent_where_the_model_was_too_pessimistic(
     res = P.solve("auto")
     probe = res.info["chosen"]["probe"]
     assert res.method == "dual-cd" and res.info["chosen"]["method"] == "dual-cd" and res.status == "optimal"
-    assert probe["outcome"] == "finished: kept" and 0 < probe["work"] < probe["budget"] == pytest.approx(c["ipm"])
+    assert probe["outcome"] == "optimal: kept" and 0 < probe["work"] < probe["budget"] == pytest.approx(c["ipm"])
     ref = P.solve("ipm", tol=1e-10)
     assert res.certificate["dual"] <= ref.certificate["primal"] and ref.certificate["dual"] <= res.certificate["primal"]
     assert res.certificate["primal"] == pytest.approx(ref.certificate["primal"], rel=2e-6)
@@ -141,7 +141,7 @@ def test_probe_rule_on_given_gaps():
 def test_the_estimator_probes_too_without_a_warm_start():
     X, y = _raw(20_000, 5, 0.0)
     clf = mk.MarginClassifier(bias=False).fit(X, y)
-    assert clf.result_.method == "dual-cd" and clf.result_.info["chosen"]["probe"]["outcome"] == "finished: kept"
+    assert clf.result_.method == "dual-cd" and clf.result_.info["chosen"]["probe"]["outcome"] == "optimal: kept"
     X, y = _raw(6_000, 40, 0.05)
     clf = mk.MarginClassifier().fit(X, y)
     assert clf.result_.method == "ipm" and "probe" in clf.result_.info["chosen"]
@@ -156,3 +156,13 @@ def test_the_auto_choice_script_runs_quick(tmp_path):
     for rec in records:
         assert all(rec[m]["status"] == "optimal" for m in ("auto", "dual-cd", "ipm"))
         assert rec["chosen"] in ("dual-cd", "dual-cd-bias", "ipm") and np.isfinite(rec["ratio"])
+
+
+def test_the_users_time_limit_covers_the_probe_and_ipm():
+    X, y = _raw(6_000, 40, 0.05)
+    P = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
+    res = P.solve("auto", time_limit=1e-4)           # spent within the probe: its result, honestly labelled
+    assert res.method == "dual-cd" and res.status == "user_limit"
+    assert res.info["chosen"]["probe"]["outcome"] in ("user_limit: kept", "the time limit is spent: kept")
+    res = P.solve("auto", time_limit=60.0)           # ample: the probe hands over and ipm certifies
+    assert res.method == "ipm" and res.status == "optimal"
