@@ -166,3 +166,15 @@ def test_the_users_time_limit_covers_the_probe_and_ipm():
     assert res.info["chosen"]["probe"]["outcome"] in ("user_limit: kept", "the time limit is spent: kept")
     res = P.solve("auto", time_limit=60.0)           # ample: the probe hands over and ipm certifies
     assert res.method == "ipm" and res.status == "optimal"
+
+
+def test_compare_says_what_auto_picks_and_why(tmp_path):
+    X, y = load_breast_cancer(return_X_y=True)
+    P = mk.SoftMarginSVM(X[:150], np.where(y[:150] == 1, 1.0, -1.0), C=1.0)
+    rep = mk.cross_validate(P, methods=["ipm"])
+    last = rep.table().splitlines()[-1]
+    assert last == f'solve("auto") picks {choose(P)[1]}' and "kappa" in last
+    rep.save(tmp_path / "rep.npz")
+    assert mk.Report.load(tmp_path / "rep.npz").table().splitlines()[-1] == last
+    X, y = _raw(6_000, 40, 0.05)                     # where a probe runs, the line says so
+    assert "after a probe of dual-cd" in choice.describe_choice(mk.SoftMarginSVM(X, y, C=1.0, bias=False))

@@ -25,6 +25,7 @@ import numpy as np
 from ..core.params import Boolean, InstanceOf, Interval, IsCallable, ListOf, check_values
 from ..core.validation import ProblemError
 from ..engine.assemble import reference_gaps
+from ..engine.choice import describe_choice as auto_choice
 from ..engine.graph import method_spec, methods as _methods
 from .bounds import bound_columns
 from .report import Report
@@ -191,7 +192,7 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
 
 def _run(problem, methods, method_options, solver, progress, options, with_bounds=True) -> Report:
     ref = problem.reference(solver=solver)
-    rep = Report(problem=problem, reference=ref)
+    rep = Report(problem=problem, reference=ref, choice=auto_choice(problem))
     rep.rows.append({"method": "cvxpy", "status": ref.status, "iterations": ref.iterations, "budget": None,
                      "time": ref.time, "objective_gap": 0.0, "margin_gap": 0.0, "angle_gap": 0.0, "tolerance": 1e-6,
                      "agrees": ref.status in ("optimal", "infeasible"), "rate": "", "predicted_iterations": np.nan,

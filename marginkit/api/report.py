@@ -25,6 +25,7 @@ class Report:
     reference: object
     rows: list = field(default_factory=list)
     results: dict = field(default_factory=dict)
+    choice: str = ""   # what ``solve("auto")`` picks for the problem and why (:mod:`marginkit.engine.choice`)
 
     def table(self) -> str:
         cols = ["method", "status", "iterations", "time", "objective_gap", "margin_gap", "angle_gap", "tolerance",
@@ -39,6 +40,8 @@ class Report:
         out = [f"{self.problem!r}; reference: {self.reference.status}, value {self.reference.value:.10g}, "
                f"margin {self.reference.margin:.10g}", line, "-" * len(line)]
         out += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+        if self.choice:
+            out.append(f'solve("auto") picks {self.choice}')
         return "\n".join(out)
 
     def plot(self, path=None, ax=None, x: str = "iteration", metric: str | None = None, title: str | None = None):
@@ -101,7 +104,7 @@ class Report:
                            "agreement_metric": getattr(self.problem, "agreement_metric", "objective_gap")},
                "reference": self.reference._pack(arrays),
                "rows": pack(self.rows, arrays),
-               "results": {name: res._pack(arrays) for name, res in self.results.items()}}
+               "results": {name: res._pack(arrays) for name, res in self.results.items()}, "choice": self.choice}
         return write_npz(path, "marginkit.Report", doc, arrays)
 
     @classmethod
@@ -111,7 +114,7 @@ class Report:
         results = {name: Result._unpack(r, arrays) for name, r in doc["results"].items()}
         ref = results.get("cvxpy") or Result._unpack(doc["reference"], arrays)
         return cls(problem=SavedProblem(**doc["problem"]), reference=ref, rows=unpack(doc["rows"], arrays),
-                   results=results)
+                   results=results, choice=str(doc.get("choice", "")))
 
 
 PLOT_LABELS = {"margin_gap": "relative margin gap  (γ* − γ(w_t))/γ*", "margin_gap_abs": "margin gap  γ* − γ(w_t)",

@@ -157,6 +157,16 @@ def _decide(problem, warm: bool = False) -> tuple[str, str, str | None, float]:
     return first, f"{first}: " + why, None, c["ipm"]
 
 
+def describe_choice(problem) -> str:
+    """What ``solve("auto")`` runs for ``problem`` and why, in one line (the last line of ``compare``'s table); ""
+    when the problem cannot say (a data type the model does not read)."""
+    try:
+        method, why, coordinate, _ = _decide(problem)
+    except Exception:  # noqa: BLE001 - a report line must never stop the comparison it ends
+        return ""
+    return why + (f" (after a probe of {coordinate}, which is kept where it certifies first)" if coordinate else "")
+
+
 PROBE_FROM = 0.1    # a probe may stop once its work is this fraction of T_ipm (module docstring)
 PROBE_MIN = 0.02    # seconds: below this T_ipm, no probe (its fixed costs would weigh as much as what it can save)
 
