@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import time
 import warnings
 
 import numpy as np
+
+from .measure import wall
 
 
 def instances(quick: bool) -> list:
@@ -52,12 +53,12 @@ def instances(quick: bool) -> list:
 
 
 def _best(run, repeats: int = 3, long: float = 0.3):
+    """The fastest of up to ``repeats`` runs (one when a run takes over ``long`` seconds) and its result."""
     times, res = [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        res = run()
-        times.append(time.perf_counter() - t0)
-        if times[-1] > long:
+        t, res = wall(run)
+        times.append(t)
+        if t > long:
             break
     return min(times), res
 

@@ -118,22 +118,28 @@ class _State:
         self.total_work, self.primal, self.dual, self.checked, self.tol = work, primal, dual, checked, tol
 
 
+def _probe(t_ipm):
+    """A probe reading the gaps as the coordinate plans do (their relative_gap needs no plan state)."""
+    from marginkit.plans.raj_bach.gap import DualityGapPlan
+    return choice.Probe(t_ipm, lambda st: DualityGapPlan.relative_gap(None, st))
+
+
 def test_probe_rule_on_given_gaps():
-    p = choice.Probe(1.0)
+    p = _probe(1.0)
     assert p(_State(0.05, np.nan, np.nan, -1)) is False            # before PROBE_FROM: never
     assert p(_State(0.08, 2.0, 1.0, 3)) is False
     # from PROBE_FROM on: the rate of the last two checks (gap 1 -> 1e-3 over 0.04 of work) reaches 1e-6 by 0.16
     assert p(_State(0.12, 1.001, 1.0, 5)) is False and not p.stopped
-    q = choice.Probe(1.0)
+    q = _probe(1.0)
     q(_State(0.05, 2.0, 1.0, 1))
     assert q(_State(0.2, 1.5, 1.0, 2)) is True and q.stopped       # 1 -> 0.5 over 0.15: 3 more units to 1e-6
-    r = choice.Probe(1.0)
+    r = _probe(1.0)
     assert r(_State(0.2, 1.5, 1.0, 2)) is True                      # one check only: no rate, stop
-    s = choice.Probe(1.0)
+    s = _probe(1.0)
     s(_State(0.05, 2.0, 1.0, 1))
     s(_State(0.9, 1.0 + 1e-5, 1.0, 2))
     assert s(_State(1.0, 1.0 + 1e-5, 1.0, 2)) is True               # at T_ipm in any case
-    t = choice.Probe(1.0)
+    t = _probe(1.0)
     t(_State(0.05, 2.0, 1.0, 1))
     assert t(_State(0.5, 1.0 + 1e-7, 1.0, 2)) is False              # certified: the run stops by itself
 

@@ -18,28 +18,24 @@ scikit-learn) finds the pools.
 """
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager, nullcontext
 
-_NUMPY_POOL: list = []   # [controller or None], found once per process
 
-
+@functools.cache
 def _numpy_pool():
-    """The threadpoolctl controller of NumPy's own BLAS when SciPy's is another library, else None."""
-    if not _NUMPY_POOL:
-        found = None
-        try:
-            import numpy
-            import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, so that it is seen)
-            from threadpoolctl import ThreadpoolController
-            blas = [c for c in ThreadpoolController().lib_controllers if c.user_api == "blas"]
-            where = numpy.__file__.rsplit("numpy", 1)[0] + "numpy"   # numpy/ and the wheel's numpy.libs/
-            own = [c for c in blas if c.filepath.startswith(where)]
-            if len({c.filepath for c in blas}) >= 2 and len(own) == 1:
-                found = own[0]
-        except Exception:  # noqa: BLE001 - no threadpoolctl, or a library it cannot read: leave the pools alone
-            found = None
-        _NUMPY_POOL.append(found)
-    return _NUMPY_POOL[0]
+    """The threadpoolctl controller of NumPy's own BLAS when SciPy's is another library, else None (found once per
+    process)."""
+    try:
+        import numpy
+        import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, so that it is seen)
+        from threadpoolctl import ThreadpoolController
+        blas = [c for c in ThreadpoolController().lib_controllers if c.user_api == "blas"]
+    except Exception:  # noqa: BLE001 - no threadpoolctl, or a library it cannot read: leave the pools alone
+        return None
+    where = numpy.__file__.rsplit("numpy", 1)[0] + "numpy"   # numpy/ and the wheel's numpy.libs/
+    own = [c for c in blas if c.filepath.startswith(where)]
+    return own[0] if len({c.filepath for c in blas}) >= 2 and len(own) == 1 else None
 
 
 @contextmanager

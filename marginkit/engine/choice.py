@@ -158,12 +158,8 @@ def _decide(problem, warm: bool = False) -> tuple[str, str, str | None, float]:
 
 
 def describe_choice(problem) -> str:
-    """What ``solve("auto")`` runs for ``problem`` and why, in one line (the last line of ``compare``'s table); ""
-    when the problem cannot say (a data type the model does not read)."""
-    try:
-        method, why, coordinate, _ = _decide(problem)
-    except Exception:  # noqa: BLE001 - a report line must never stop the comparison it ends
-        return ""
+    """What ``solve("auto")`` runs for ``problem`` and why, in one line (the last line of ``compare``'s table)."""
+    method, why, coordinate, _ = _decide(problem)
     return why + (f" (after a probe of {coordinate}, which is kept where it certifies first)" if coordinate else "")
 
 
@@ -171,15 +167,22 @@ PROBE_FROM = 0.1    # a probe may stop once its work is this fraction of T_ipm (
 PROBE_MIN = 0.02    # seconds: below this T_ipm, no probe (its fixed costs would weigh as much as what it can save)
 
 
+def work_to_tol(w0: float, g0: float, w1: float, g1: float, tol: float) -> float:
+    """The work still needed to bring the relative gap from ``g1`` down to ``tol`` at the rate of two certificate
+    checks (gap ``g0`` after work ``w0``, ``g1`` after ``w1``; linear convergence, ``0 < g1 < g0``, ``g1 > tol``):
+    ``(w1 − w0)·log(g1/tol)/log(g0/g1)``. The polish of the coordinate plans and the probe below both decide by it."""
+    return (w1 - w0) * np.log(g1 / tol) / np.log(g0 / g1)
+
+
 class Probe:
     """The callback of a probing coordinate run (module docstring): ``probe(state)`` is True (stop) once the run's
     coordinate work ``state.total_work`` (model seconds) reaches ``T_ipm``, or from ``PROBE_FROM·T_ipm`` on, when the
-    last two certificate checks (``state.primal``, ``state.dual`` at iteration ``state.checked``), extrapolated at
-    their rate, do not reach ``state.tol`` within ``T_ipm``. ``stopped`` says whether it stopped the run, ``work``
-    is the work at its last call, and ``checks`` holds ``(work, relative gap)`` at each check it saw."""
+    last two certificate checks (the plan's ``gap_of(state)`` at each new ``state.checked``), extrapolated at their
+    rate (:func:`work_to_tol`), do not reach ``state.tol`` within ``T_ipm``. ``stopped`` says whether it stopped the
+    run, ``work`` is the work at its last call, and ``checks`` holds ``(work, relative gap)`` at each check it saw."""
 
-    def __init__(self, t_ipm: float):
-        self.budget = float(t_ipm)
+    def __init__(self, t_ipm: float, gap_of):
+        self.budget, self.gap_of = float(t_ipm), gap_of
         self.checks: list = []
         self.seen = -1
         self.work = 0.0   # the work at the last call
@@ -189,8 +192,7 @@ class Probe:
         work = self.work = float(st.total_work)
         if st.checked >= 0 and st.checked != self.seen:
             self.seen = st.checked
-            gap = (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
-            self.checks.append((work, float(gap)))
+            self.checks.append((work, float(self.gap_of(st))))
         if work < PROBE_FROM * self.budget:
             return False
         if work < self.budget and len(self.checks) >= 2:
@@ -198,16 +200,18 @@ class Probe:
             if not g1 > st.tol:   # the stop test certifies this iterate
                 return False
             if np.isfinite(g1) and g0 > g1 > 0.0 and w1 > w0 and \
-                    w1 + (w1 - w0) * np.log(g1 / st.tol) / np.log(g0 / g1) <= self.budget:
+                    w1 + work_to_tol(w0, g0, w1, g1, st.tol) <= self.budget:
                 return False
         self.stopped = True   # at T_ipm, or no rate that reaches tol within it
         return True
 
 
-def solve_auto(problem, solve, **options):
+def solve_auto(problem, solve, compile_method, **options):
     """``solve(problem, choose(problem)[0], **options)`` with ``info["chosen"]``; where that is ``ipm`` for a soft
-    margin, the coordinate method's probe first (module docstring); and ``ipm`` after a coordinate run that ended on
-    its budget where ``ipm`` applies."""
+    margin, the coordinate method's probe first (module docstring; the run of ``compile_method(problem, method,
+    **options)``, whose plan gives the probe its ``relative_gap``); and ``ipm`` after a coordinate run that ended on
+    its budget where ``ipm`` applies. ``solve`` and ``compile_method`` are :mod:`.solve`'s (passed in: that module
+    imports this one)."""
     method, why, coordinate, t_ipm = _decide(problem)
     begin = time.perf_counter()
 
@@ -221,8 +225,9 @@ def solve_auto(problem, solve, **options):
         return rest
 
     if coordinate is not None and options.get("callback") is None and options.get("polish", True) is not False:
-        probe = Probe(t_ipm)
-        res = solve(problem, coordinate, **{**options, "callback": probe})
+        plan = compile_method(problem, coordinate, **options)   # what solve(...) runs, kept for its relative_gap
+        probe = Probe(t_ipm, plan.relative_gap)
+        res = plan.run(callback=probe)
         record = {"method": coordinate, "work": probe.work,
                   "budget": t_ipm, "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}
         ended = res.status == "user_limit" and res.info.get("stopped_by") is None   # its own budget

@@ -46,7 +46,7 @@ def solve(problem: Problem, method: str = "cvxpy", **options: Any) -> Result:
     ``"auto"``: the fast certified method for the data (:mod:`.choice`), named in ``Result.info["chosen"]``."""
     if method == "auto":
         from .choice import solve_auto
-        return solve_auto(problem, solve, **options)
+        return solve_auto(problem, solve, compile_method, **options)
     if method == "cvxpy":   # every option of the reference is the solver's (it checks them)
         begin = _time.perf_counter()   # a time_limit counts from here: loading CVXPY the first time is part of it
         card, chain = resolve(problem, method)

@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from ...core.errors import ProblemError
 from ...core.safe import gap_radius
-from ...engine.choice import ipm_seconds
+from ...engine.choice import ipm_seconds, work_to_tol
 
 # the cost model's term for this rule (measured, one BLAS thread): a coordinate visit costs VISIT_FIXED plus its
 # row's nonzeros at VISIT_RATE (100,000 rows of 10, 50 and 300 dense features: 7.4, 62 and 230 ns a visit, against
@@ -162,13 +162,12 @@ class RestrictedPolish:
         (w0, g0), nxt.trend = st.trend, (nxt.total_work, gap)
         if nxt.polish_work < PAID * nxt.polish_cost or not (np.isfinite(gap) and g0 > gap):
             return G, "look"
-        remaining = (nxt.total_work - w0) * np.log(gap / nxt.tol) / np.log(g0 / gap)   # the last two looks' rate
-        if remaining < SLOWER * nxt.polish_cost:
+        if work_to_tol(w0, g0, nxt.total_work, gap, nxt.tol) < SLOWER * nxt.polish_cost:   # the last two looks' rate
             return G, "look"
         return self.run(plan, nxt, G, rows), "polish"
 
     def crossover(self, rows, a_rows):
-        """:meth:`vertex` with the snap ``SNAP``, then looser ones (a multiplier of a non-support vector that the
+        """:meth:`vertex` with the snaps of ``SNAPS``, tightest first (a multiplier of a non-support vector that the
         interior point has not yet driven to its bound reads as free and puts the solution out of the box)."""
         for snap in SNAPS:
             out = self.vertex(rows, a_rows, snap)
