@@ -45,3 +45,40 @@ def test_the_methods_default_budget_is_used_when_none_is_given(problem):
     opts = RunOptions().resolved(plan)
     assert opts.max_iter == type(plan).default_max_iter and opts.tol == type(plan).default_tol
     assert plan.run(max_iter=3).iterations == 3
+
+
+def _classes_with_config():
+    """Every plan class a registry card runs (its target and its variants) that declares a ``Config``."""
+    from importlib import import_module
+
+    from marginkit.engine.registry import METHODS
+    out = {}
+    for card in METHODS:
+        if card.is_reference:
+            continue
+        for target in (card.target, *(t for _, t in card.variants)):
+            if not isinstance(target, str):
+                continue
+            module, _, qualname = target.partition(":")
+            obj = import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+            if hasattr(obj, "Config"):
+                out[target] = obj.Config
+    return out
+
+
+def test_every_declared_default_is_accepted_by_its_own_constraints():
+    """make_config checks the options a user gives; the defaults it does not check must satisfy the declarations."""
+    from marginkit.core.params import check_value
+    configs = {"RunOptions": RunOptions, **_classes_with_config()}
+    assert len(configs) > 10
+    for owner, cls in configs.items():
+        default = cls()
+        for name, kinds in getattr(cls, "constraints", {}).items():
+            check_value(owner, name, getattr(default, name), kinds)   # raises ProblemError if a default is refused
+
+
+def test_a_bad_method_option_is_still_refused_when_others_are_defaults(problem):
+    with pytest.raises(mk.ProblemError, match="theta"):
+        problem.compile("dual-accelerated", theta=-1.0)

@@ -145,7 +145,7 @@ def make_config(config_cls, method: str, options: dict, extra_known: tuple = ())
         raise ProblemError(f"unknown option(s) {unknown} for method {method!r}; its options: {known}{extra}")
     config = config_cls(**options)
     constraints = getattr(config_cls, "constraints", {})
-    for name in names:
+    for name in options:   # a default is the class's own, accepted by its declaration (checked by the test suite)
         if name in constraints:
             check_value(method, name, getattr(config, name), constraints[name])
     validate = getattr(config, "validate", None)

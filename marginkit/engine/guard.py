@@ -12,25 +12,33 @@ import numpy as np
 
 
 _SCALARS = (int, float, bool, str, bytes, type(None), np.generic)
+_PLAIN = frozenset((int, float, bool, str, type(None), np.float64, np.int64))   # the common ones, by exact type
+
+
+def _items(value):
+    """The fields of a dataclass state (its instance dictionary where it has one: one read instead of a lookup per
+    field), the items of a tuple, else None."""
+    if isinstance(value, tuple):
+        return value
+    if hasattr(value, "__dataclass_fields__"):
+        held = getattr(value, "__dict__", None)
+        return held.values() if held is not None else [getattr(value, f) for f in value.__dataclass_fields__]
+    return None
 
 
 def _leaves(value, depth: int = 0):
     """The values a state holds (a dataclass, a NamedTuple or tuple, and those inside them, three levels deep;
     Python and NumPy scalars left out: no check reads them)."""
-    if isinstance(value, tuple):
-        items = value
-    elif hasattr(value, "__dataclass_fields__"):
-        items = [getattr(value, f) for f in value.__dataclass_fields__]
-    else:
+    items = _items(value)
+    if items is None:
         return (value,)
     out = []
     if depth <= 2:
         for v in items:
-            if isinstance(v, _SCALARS):
-                continue
-            if isinstance(v, np.ndarray):
+            kind = type(v)
+            if kind is np.ndarray:
                 out.append(v)
-            else:
+            elif kind not in _PLAIN and not isinstance(v, _SCALARS):
                 out.extend(_leaves(v, depth + 1))
     return out
 

@@ -138,6 +138,12 @@ class Clock:
                 > self.deadline)
 
 
+@functools.cache
+def _field_names(config_cls) -> frozenset:
+    """The field names of a plan's ``Config`` class (read as the plan's attributes)."""
+    return frozenset(f.name for f in fields(config_cls))
+
+
 def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict | None = None) -> Solution:
     """Run ``plan`` with resolved options until its certificate meets ``tol`` or a budget is exhausted; the
     :class:`~marginkit.core.solution.Solution` in the plan's own form. ``begin``: the ``perf_counter`` time the
@@ -416,7 +422,7 @@ class IterationPlan:
 
     def __getattr__(self, name):
         config = self.__dict__.get("config")
-        if config is not None and name in {f.name for f in fields(config)}:
+        if config is not None and name in _field_names(type(config)):
             return getattr(config, name)
         raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 

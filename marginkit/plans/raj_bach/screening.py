@@ -28,7 +28,55 @@ def dcd_apply_screen(X, data, indices, indptr, y, box, a, w, index, start, remov
             a[i] = new
 
 
+def dcd_screen_order(G, norms, index, live, active, r, slack):
+    """The screening decision of :meth:`GapSafeScreening.screen` on ``index[:live]``, in place: with
+    ``half_i = r·||x_i|| + slack·||x_i|| + 4·eps``, a coordinate with ``G_i − half_i > 0`` is removed (``a*_i = 0``)
+    and one with ``G_i + half_i < 0`` fixed (``a*_i = C_i``); ``index[:live]`` becomes the kept active coordinates,
+    the kept shrunk ones (each in its order), the removed, then the fixed. Returns ``(active, removed, fixed)``,
+    the counts after the decision (nothing moves when none is screened)."""
+    code = np.zeros(live, dtype=np.int8)
+    kept_head = 0
+    removed = 0
+    fixed = 0
+    for k in range(live):
+        i = index[k]
+        half = r * norms[i] + slack * norms[i] + 4 * EPS
+        g = G[i]
+        if g - half > 0.0:
+            code[k] = 1
+            removed += 1
+        elif g + half < 0.0:
+            code[k] = 2
+            fixed += 1
+        elif k < active:
+            kept_head += 1
+    if removed + fixed == 0:
+        return active, 0, 0
+    order = np.empty(live, dtype=index.dtype)
+    head, tail = 0, kept_head
+    out0 = live - removed - fixed
+    out1 = out0 + removed
+    for k in range(live):
+        c = code[k]
+        if c == 0:
+            if k < active:
+                order[head] = index[k]
+                head += 1
+            else:
+                order[tail] = index[k]
+                tail += 1
+        elif c == 1:
+            order[out0] = index[k]
+            out0 += 1
+        else:
+            order[out1] = index[k]
+            out1 += 1
+    index[:live] = order
+    return kept_head, removed, fixed
+
+
 _COMPILED_SCREEN = None
+_COMPILED_ORDER = None
 
 
 def compiled_apply_screen():
@@ -37,6 +85,14 @@ def compiled_apply_screen():
     if _COMPILED_SCREEN is None:
         _COMPILED_SCREEN = njit()(dcd_apply_screen)
     return _COMPILED_SCREEN
+
+
+def compiled_screen_order():
+    """:func:`dcd_screen_order` compiled (built on first use)."""
+    global _COMPILED_ORDER
+    if _COMPILED_ORDER is None:
+        _COMPILED_ORDER = njit()(dcd_screen_order)
+    return _COMPILED_ORDER
 
 
 def screened_sets(st) -> tuple[np.ndarray, np.ndarray]:
@@ -86,23 +142,17 @@ class GapSafeScreening:
         r = gap_radius({"primal": st.primal, "dual": st.dual})
         if not np.isfinite(r):
             return
-        idx = st.index[:st.live]
-        norms = self.norms[idx]
-        # the rounding of the margins: |fl(x_iᵀw) − x_iᵀw| <= (d + 2)·eps·||x_i||·||w|| (and of the subtraction of 1)
-        half = r * norms + ((self.d + 2) * EPS * float(np.sqrt(st.w @ st.w))) * norms + 4 * EPS
-        g = G[idx]
-        removed = g - half > 0.0    # margin interval above 1
-        fixed = g + half < 0.0      # below 1
-        out = removed | fixed
-        k = int(np.count_nonzero(out))
-        if k == 0:
+        # the rounding of the margins: |fl(x_iᵀw) − x_iᵀw| <= (d + 2)·eps·||x_i||·||w|| (and of the subtraction of 1);
+        # an interval above 1 (G_i − half_i > 0) is removed, one below 1 fixed (the compiled screen_order)
+        slack = (self.d + 2) * EPS * float(np.sqrt(st.w @ st.w))
+        index = st.index.copy()   # the state's index array may be shared with the state it was stepped from
+        active, removed, fixed = self.screen_order(G, self.norms, index, st.live, st.active, r, slack)
+        if removed + fixed == 0:
             return
-        head = idx[:st.active]
-        keep_head, keep_tail = head[~out[:st.active]], idx[st.active:][~out[st.active:]]
-        st.index = np.concatenate([keep_head, keep_tail, idx[removed], idx[fixed], st.index[st.live:]])
-        st.active = int(keep_head.shape[0])
-        st.live -= k
-        st.pending = (int(np.count_nonzero(removed)), int(np.count_nonzero(fixed)))
+        st.index = index
+        st.active = int(active)
+        st.live -= removed + fixed
+        st.pending = (int(removed), int(fixed))
         st.removed += st.pending[0]
         st.fixed += st.pending[1]
 

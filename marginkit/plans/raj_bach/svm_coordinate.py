@@ -105,7 +105,8 @@ from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
 from .polish import RestrictedPolish
-from .screening import GapSafeScreening, compiled_apply_screen, dcd_apply_screen
+from .screening import (GapSafeScreening, compiled_apply_screen, compiled_screen_order, dcd_apply_screen,
+                        dcd_screen_order)
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
                                  dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
@@ -252,7 +253,44 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
     return active, pg_max_old, pg_min_old, pg_range, epochs, done, converged, estimate
 
 
+def dcd_restore(G, a, box, index, live, above, below):
+    """The restore of :meth:`DualCoordinateDescent.reactivate` on ``index[:live]``, in place: a coordinate stays
+    shrunk if ``a_i <= 0`` and ``G_i > above``, or ``a_i >= C_i`` and ``G_i < below``; the others come first, then
+    the shrunk ones (each in its order). Returns the number of the others (the new active count)."""
+    shrunk = np.zeros(live, dtype=np.bool_)
+    count = 0
+    for k in range(live):
+        i = index[k]
+        g = G[i]
+        ai = a[i]
+        if (ai <= 0.0 and g > above) or (ai >= box[i] and g < below):
+            shrunk[k] = True
+            count += 1
+    if count == 0:
+        return live
+    order = np.empty(live, dtype=index.dtype)
+    head, tail = 0, live - count
+    for k in range(live):
+        if shrunk[k]:
+            order[tail] = index[k]
+            tail += 1
+        else:
+            order[head] = index[k]
+            head += 1
+    index[:live] = order
+    return live - count
+
+
 _COMPILED = None
+_COMPILED_RESTORE = None
+
+
+def compiled_restore():
+    """:func:`dcd_restore` compiled (built on first use)."""
+    global _COMPILED_RESTORE
+    if _COMPILED_RESTORE is None:
+        _COMPILED_RESTORE = njit()(dcd_restore)
+    return _COMPILED_RESTORE
 
 
 def compiled_round():
@@ -331,10 +369,13 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
         self.movable = np.flatnonzero(self.box > 0.0).astype(np.int64)   # C_i = 0: a_i = 0 for ever
         self.budget = max(self.n, MIN_ROUND) if self.config.shrinking else self.n   # updates per round
         self.round = compiled_round() if self.resolved_backend == "numba" else dcd_round
+        self.restore = compiled_restore() if self.resolved_backend == "numba" else dcd_restore
         self.rows = kernel_rows(self.X, self.csr)
         self.use_screening = bool(self.config.screening)
         if self.use_screening:
-            self.apply_screen = compiled_apply_screen() if self.resolved_backend == "numba" else dcd_apply_screen
+            numba = self.resolved_backend == "numba"
+            self.apply_screen = compiled_apply_screen() if numba else dcd_apply_screen
+            self.screen_order = compiled_screen_order() if numba else dcd_screen_order
             self.norms = np.sqrt(self.qii)
         self.polisher = RestrictedPolish(self) if RestrictedPolish.applies(self) else None
 
@@ -453,11 +494,9 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
         extreme projected gradients (``a_i = 0``, ``G_i > max(M, 0)``; ``a_i = C_i``, ``G_i < min(m, 0)``), the test
         of the shrinking itself; the next epoch shrinks nothing (``M̄ = ∞``, ``m̄ = −∞``), as after liblinear's
         restore."""
-        idx = st.index[:st.live]   # the screened coordinates (behind ``live``) stay out
-        g, ai = G[idx], st.a[idx]
-        shrunk = ((ai <= 0.0) & (g > max(pg_max, 0.0))) | ((ai >= self.box[idx]) & (g < min(pg_min, 0.0)))
-        st.index = np.concatenate([idx[~shrunk], idx[shrunk], st.index[st.live:]])
-        st.active = int(idx.shape[0] - np.count_nonzero(shrunk))
+        index = st.index.copy()   # the screened coordinates (behind ``live``) stay out
+        st.active = int(self.restore(G, st.a, self.box, index, st.live, max(pg_max, 0.0), min(pg_min, 0.0)))
+        st.index = index
         st.pg_max, st.pg_min = np.inf, -np.inf
 
     def measure(self, st) -> dict:
