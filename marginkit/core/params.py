@@ -18,6 +18,7 @@ violation: ``"<method>: <name> must be <what>; got <value>"``; unknown names lis
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 from dataclasses import dataclass
 
@@ -130,14 +131,19 @@ def check_value(method: str, name: str, value, kinds) -> None:
     raise ProblemError(f"{method}: {name} must be {describe_kinds(kinds)}; got {value!r}")
 
 
+@functools.cache
+def _field_names(config_cls) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(config_cls))
+
+
 def config_fields(config_cls) -> list[str]:
-    return [f.name for f in dataclasses.fields(config_cls)]
+    return list(_field_names(config_cls))
 
 
 def make_config(config_cls, method: str, options: dict, extra_known: tuple = ()):
     """The frozen config of ``config_cls`` from ``options``: unknown names and every declared constraint are
     checked here, once, with one message format."""
-    names = config_fields(config_cls)
+    names = _field_names(config_cls)
     unknown = sorted(set(options) - set(names))
     if unknown:
         known = ", ".join(names) or "none"

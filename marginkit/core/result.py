@@ -121,11 +121,16 @@ class Trace:
 
     def record(self, iteration: int, time: float, metrics: dict, iterate=None) -> None:
         row = {"iteration": iteration, "time": time, **metrics}
-        for key in row:
-            if key not in self._cols:
-                self._cols[key] = [np.nan] * self._n
-        for key, col in self._cols.items():
-            col.append(float(row.get(key, np.nan)))
+        cols = self._cols
+        if row.keys() != cols.keys():   # a new column (NaN before), or one this record lacks (NaN here)
+            for key in row:
+                if key not in cols:
+                    cols[key] = [np.nan] * self._n
+            for key, col in cols.items():
+                col.append(float(row.get(key, np.nan)))
+        else:
+            for key, value in row.items():
+                cols[key].append(float(value))
         self._n += 1
         if self.keep_iterates:
             self._iterates.append(iterate)

@@ -20,6 +20,8 @@ one, is the exact classifier's. By the KKT conditions a training sample whose ma
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 EPS = np.finfo(float).eps
@@ -32,10 +34,10 @@ def gap_radius(certificate: dict | None) -> float:
         return np.inf
     primal, dual = float(certificate.get("primal", np.nan)), float(certificate.get("dual", np.nan))
     gap = float(certificate.get("duality_gap", primal - dual))
-    if not (np.isfinite(gap) and np.isfinite(primal) and np.isfinite(dual)):
+    if not (math.isfinite(gap) and math.isfinite(primal) and math.isfinite(dual)):
         return np.inf
     gap = max(gap, 0.0) + 8 * EPS * max(abs(primal), abs(dual))
-    return float(np.sqrt(2.0 * gap))
+    return math.sqrt(2.0 * gap)
 
 
 def offset_interval(scores, norms, y, box, r: float) -> tuple[float, float]:

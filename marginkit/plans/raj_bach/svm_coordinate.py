@@ -472,6 +472,11 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
                     self.reactivate(nxt, G, pg_max, pg_min)
         return nxt
 
+    def finite(self, st) -> bool:
+        """The run loop's guard: ``a`` and ``w``, the state's floating-point arrays (``index`` and ``seed`` are
+        integers), are finite."""
+        return bool(np.isfinite(st.a).all()) and bool(np.isfinite(st.w).all())
+
     def look(self, st) -> np.ndarray:
         """The polish's look (:mod:`.polish`): the certificate of ``st``; returns ``G = y ∘ Xw − 1``."""
         return self.certify(st)
