@@ -52,7 +52,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         offset); perturbed dual ``"fista"``. A method that does not handle sample weights is never picked for a
         weighted fit: then ``"cvxpy"`` solves it. Where the cost model picks ``"ipm"`` for a linear soft margin (raw,
         badly scaled features), a fit without a warm start runs ``solve("auto")``, whose probe keeps the coordinate
-        method where it certifies first (:mod:`marginkit.engine.choice`); ``result_.method`` names the method run.
+        method where it certifies first (:mod:`marginkit.engine.choice`); where it picks ``"smo"`` (an offset, a few
+        thousand samples at most, small ``C·max||x_i||²``), ``smo`` runs as a probe before the model's other choice;
+        ``result_.method`` names the method run.
     C : float, default=1.0
         Hinge penalty of the soft-margin problem; for ``"perturbed-dual"`` it is the problem's penalty ``gamma``
         (unless ``gamma=`` is given). Not used by ``"max-margin"``.
@@ -189,7 +191,8 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             if self.verbose and len(tasks) > 1:
                 print(f"[MarginClassifier] one-vs-rest {k + 1}/{len(tasks)}: {classes[k]!r} against the rest, "
                       f"method {method!r}")
-            probe = self.method is None and warm is None and method == "ipm" and problem.form == "SoftMarginSVM"
+            probe = self.method is None and warm is None and method in ("ipm", "smo") and \
+                problem.form == "SoftMarginSVM"
             result = problem.solve("auto" if probe else method, **options)
             self._check_result(problem, result.method if probe else method, result, options)
             fits.append((problem, rows, result))

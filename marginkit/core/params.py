@@ -136,6 +136,12 @@ def _field_names(config_cls) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(config_cls))
 
 
+@functools.cache
+def field_set(config_cls) -> frozenset:
+    """The field names of a ``Config`` class as a set (a plan reads its config fields as attributes)."""
+    return frozenset(_field_names(config_cls))
+
+
 def config_fields(config_cls) -> list[str]:
     return list(_field_names(config_cls))
 

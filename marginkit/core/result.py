@@ -77,6 +77,9 @@ TRACE_COLUMNS = {
     "epochs": "coordinate methods: full passes over the data so far (when the iteration counts something else)",
     "active": "dual coordinate descent: size of the active (unshrunk) set",
     "pg_range": "dual coordinate descent: range of the projected gradient (the shrinking test)",
+    "violation": ("smo: the gap of the maximal violating pair, max over I_up minus min over I_low of y_i − x_iᵀw "
+                  "(0 or below at a KKT point; Keerthi et al. 2001)"),
+    "steps": "smo: pair steps so far",
     "gap_estimate": ("dual coordinate descent: the running estimate of the duality gap that schedules the exact "
                      "certificate"),
     "visits": "dual coordinate descent: coordinate updates so far (one compiled round visits max(n, 65,536))",

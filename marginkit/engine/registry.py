@@ -25,6 +25,7 @@ CHECKS = {
     "bias": lambda p: bool(getattr(p, "bias", False)),
     "p_at_most_2": lambda p: getattr(p, "p", 2.0) <= 2.0,
     "unweighted": lambda p: getattr(p, "sample_weight", None) is None,
+    "gram_fits": lambda p: getattr(p, "n", 0) <= 4000,   # plans/raj_bach/svm_smo.py: MAX_SAMPLES
 }
 
 
@@ -335,6 +336,21 @@ METHODS: tuple[MethodCard, ...] = (
                                        "problems only (no kernel)"),
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
+               tags=('coordinate', 'svm')),
+    MethodCard('smo', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_smo:PairwiseSMO',
+               paper='Platt (1998) SMO; Keerthi et al. (2001) maximal violating pair; Fan, Chen & Lin (2005) '
+                     'second-order working-set selection',
+               algorithm='pair steps on the dual that keep yᵀa = 0, each pair chosen over all samples with the '
+                         'gradient kept from the cached n × n Gram matrix XXᵀ (numba); small n',
+               converges_to='soft-margin SVM solution (w*, b*) with a free offset (bias=True)',
+               rate='convergence of SMO-type decomposition with second-order selection (Chen, Fan & Lin, '
+                    'IEEE TNN 2006); stop by the certified duality gap',
+               tolerance=0.0001,
+               requires=(("no_kernel", "smo here forms the Gram matrix of the linear kernel (no kernel)"),
+                         ("bias", "the pair steps keep yᵀa = 0, the offset's constraint: bias=True only "
+                                  "(use 'dual-cd' without a bias)"),
+                         ("gram_fits", "smo forms the n × n Gram matrix, up to n = 4,000 samples: use "
+                                       "'dual-cd-bias' or 'ipm' for more")),
                tags=('coordinate', 'svm')),
     MethodCard('ipm', 'SoftMarginSVM', 'marginkit.plans.ipm.svm:SoftMarginIPM', **_IPM,
                converges_to='soft-margin SVM solution (w*, b*) (with or without bias, sample weights)',

@@ -19,13 +19,13 @@ from __future__ import annotations
 import functools
 import inspect
 import time as _time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 
 from ..core.errors import SolverFailure
-from ..core.params import Interval, check_value, make_config
+from ..core.params import Interval, check_value, field_set, make_config
 from ..core.solution import Solution
 from .assemble import build_result, fill_test_error
 from .guard import Guard, all_finite, device_finite
@@ -136,12 +136,6 @@ class Clock:
             return False
         return (now + self.step + 2.0 * self.record + self.check * (2.0 if check_next else 1.0) + self.save
                 > self.deadline)
-
-
-@functools.cache
-def _field_names(config_cls) -> frozenset:
-    """The field names of a plan's ``Config`` class (read as the plan's attributes)."""
-    return frozenset(f.name for f in fields(config_cls))
 
 
 def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict | None = None) -> Solution:
@@ -422,7 +416,7 @@ class IterationPlan:
 
     def __getattr__(self, name):
         config = self.__dict__.get("config")
-        if config is not None and name in _field_names(type(config)):
+        if config is not None and name in field_set(type(config)):
             return getattr(config, name)
         raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 

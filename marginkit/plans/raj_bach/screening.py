@@ -1,4 +1,5 @@
-"""Gap-safe screening in the compiled dual coordinate epochs: a screening decision applied in place.
+"""Gap-safe screening in the compiled dual coordinate epochs: a screening decision applied in place (and the
+other compiled reordering of ``dual-cd``'s index array, the restore of its shrinking).
 
 The proof that the screened samples are at their bound at the optimum is in :mod:`.svm_coordinate`'s docstring
 (Ndiaye, Fercoq, Gramfort & Salmon, JMLR 18, 2017, Theorem 6, for the hinge loss); this module only moves the proven
@@ -75,8 +76,38 @@ def dcd_screen_order(G, norms, index, live, active, r, slack):
     return kept_head, removed, fixed
 
 
+def dcd_restore(G, a, box, index, live, above, below):
+    """The restore of ``dual-cd``'s shrinking (:meth:`.svm_coordinate.DualCoordinateDescent.reactivate`) on
+    ``index[:live]``, in place: a coordinate stays shrunk if ``a_i <= 0`` and ``G_i > above``, or ``a_i >= C_i`` and
+    ``G_i < below``; the others come first, then the shrunk ones (each in its order). Returns the number of the
+    others (the new active count)."""
+    shrunk = np.zeros(live, dtype=np.bool_)
+    count = 0
+    for k in range(live):
+        i = index[k]
+        g = G[i]
+        ai = a[i]
+        if (ai <= 0.0 and g > above) or (ai >= box[i] and g < below):
+            shrunk[k] = True
+            count += 1
+    if count == 0:
+        return live
+    order = np.empty(live, dtype=index.dtype)
+    head, tail = 0, live - count
+    for k in range(live):
+        if shrunk[k]:
+            order[tail] = index[k]
+            tail += 1
+        else:
+            order[head] = index[k]
+            head += 1
+    index[:live] = order
+    return live - count
+
+
 _COMPILED_SCREEN = None
 _COMPILED_ORDER = None
+_COMPILED_RESTORE = None
 
 
 def compiled_apply_screen():
@@ -85,6 +116,14 @@ def compiled_apply_screen():
     if _COMPILED_SCREEN is None:
         _COMPILED_SCREEN = njit()(dcd_apply_screen)
     return _COMPILED_SCREEN
+
+
+def compiled_restore():
+    """:func:`dcd_restore` compiled (built on first use)."""
+    global _COMPILED_RESTORE
+    if _COMPILED_RESTORE is None:
+        _COMPILED_RESTORE = njit()(dcd_restore)
+    return _COMPILED_RESTORE
 
 
 def compiled_screen_order():

@@ -206,6 +206,21 @@ def repair_equality(a, y, box, f):
     return a_rep, float(u @ key[idx]), float(u.sum())
 
 
+def offset_certificate(y, box, R, a, w, f):
+    """``(P(w, b̂), lower bound on P*, b̂, a')`` for a dual point ``a`` of the box with ``w = Σ a_i y_i x_i`` and
+    ``f = Xw`` (module docstring, **Certificate**): the primal value at the best offset, and the dual value of ``a``
+    moved onto ``yᵀa' = 0`` by :func:`repair_equality` with what the move and rounding may cost subtracted
+    (``R = max_i ||x_i||``). Shared by ``dual-cd-bias`` and ``smo``."""
+    b = weighted_offset(f, y, box)
+    half = 0.5 * float(w @ w)
+    primal = half + float(box @ np.maximum(0.0, 1.0 - y * (f + b)))
+    a_rep, gain, moved = repair_equality(a, y, box, f)
+    residual = abs(float(y @ a_rep))
+    bound_b = 1.0 + R * np.sqrt(2.0 * max(primal, 0.0))
+    dual = float(a.sum()) - half + gain - 0.5 * (R * moved) ** 2 - residual * bound_b
+    return primal, dual, b, a_rep
+
+
 @dataclass
 class BiasCDState:
     t: int
@@ -293,16 +308,8 @@ class BiasDualCoordinateDescent(DualityGapPlan):
     def values(self, a, w, f=None):
         """``(P(w, b̂), lower bound on P*, b̂, a')`` with ``a'`` the repaired dual point (module docstring); one
         product with ``X`` (``f = Xw`` when given)."""
-        y, box = self.y, self.box
         f = np.asarray(self.Xop @ w).ravel() if f is None else f
-        b = weighted_offset(f, y, box)
-        half = 0.5 * float(w @ w)
-        primal = half + float(box @ np.maximum(0.0, 1.0 - y * (f + b)))
-        a_rep, gain, moved = repair_equality(a, y, box, f)
-        residual = abs(float(y @ a_rep))
-        bound_b = 1.0 + self.R * np.sqrt(2.0 * max(primal, 0.0))
-        dual = float(a.sum()) - half + gain - 0.5 * (self.R * moved) ** 2 - residual * bound_b
-        return primal, dual, b, a_rep
+        return offset_certificate(self.y, self.box, self.R, a, w, f)
 
     def certify(self, st, f=None, values=None) -> np.ndarray:
         """The certificate of ``st`` (and its screening); returns ``f = Xw``. ``f`` and ``values`` (what

@@ -105,8 +105,8 @@ from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
 from .polish import RestrictedPolish
-from .screening import (GapSafeScreening, compiled_apply_screen, compiled_screen_order, dcd_apply_screen,
-                        dcd_screen_order)
+from .screening import (GapSafeScreening, compiled_apply_screen, compiled_restore, compiled_screen_order,
+                        dcd_apply_screen, dcd_restore, dcd_screen_order)
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
                                  dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
@@ -253,46 +253,7 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
     return active, pg_max_old, pg_min_old, pg_range, epochs, done, converged, estimate
 
 
-def dcd_restore(G, a, box, index, live, above, below):
-    """The restore of :meth:`DualCoordinateDescent.reactivate` on ``index[:live]``, in place: a coordinate stays
-    shrunk if ``a_i <= 0`` and ``G_i > above``, or ``a_i >= C_i`` and ``G_i < below``; the others come first, then
-    the shrunk ones (each in its order). Returns the number of the others (the new active count)."""
-    shrunk = np.zeros(live, dtype=np.bool_)
-    count = 0
-    for k in range(live):
-        i = index[k]
-        g = G[i]
-        ai = a[i]
-        if (ai <= 0.0 and g > above) or (ai >= box[i] and g < below):
-            shrunk[k] = True
-            count += 1
-    if count == 0:
-        return live
-    order = np.empty(live, dtype=index.dtype)
-    head, tail = 0, live - count
-    for k in range(live):
-        if shrunk[k]:
-            order[tail] = index[k]
-            tail += 1
-        else:
-            order[head] = index[k]
-            head += 1
-    index[:live] = order
-    return live - count
-
-
 _COMPILED = None
-_COMPILED_RESTORE = None
-
-
-def compiled_restore():
-    """:func:`dcd_restore` compiled (built on first use)."""
-    global _COMPILED_RESTORE
-    if _COMPILED_RESTORE is None:
-        _COMPILED_RESTORE = njit()(dcd_restore)
-    return _COMPILED_RESTORE
-
-
 def compiled_round():
     """:func:`dcd_round` compiled (built on first use; numba's cache keeps it across processes)."""
     global _COMPILED
