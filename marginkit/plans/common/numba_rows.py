@@ -177,6 +177,24 @@ def _warn_fallback(method: str) -> None:
                   "(this warning is shown once per process)", PerformanceWarning, stacklevel=4)
 
 
+class compiled_once:   # noqa: N801 - used as a function: compiled_round = compiled_once(dcd_round)
+    """A getter of ``fn`` compiled by :func:`njit`: ``getter()`` builds it on its first call and keeps it (numba's
+    cache keeps the machine code across processes); a plan calls it in ``setup`` when it runs compiled. It pickles
+    as a reference to ``fn`` (dask ships it to its workers)."""
+
+    def __init__(self, fn):
+        self.fn, self.compiled = fn, None
+        self.__doc__ = f":func:`{fn.__name__}` compiled (built on first use)."
+
+    def __call__(self):
+        if self.compiled is None:
+            self.compiled = njit()(self.fn)
+        return self.compiled
+
+    def __reduce__(self):
+        return compiled_once, (self.fn,)
+
+
 def njit(**options):
     """The decorator of every compiled epoch: ``numba.njit(cache=True, nogil=True, **options)`` with the row twins
     registered; the identity when numba is not installed."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.safe import EPS, gap_radius
-from ..common.numba_rows import ONE, dense_axpy, njit, sparse_axpy
+from ..common.numba_rows import ONE, compiled_once, dense_axpy, sparse_axpy
 
 
 def dcd_apply_screen(X, data, indices, indptr, y, box, a, w, index, start, removed, fixed):
@@ -105,33 +105,9 @@ def dcd_restore(G, a, box, index, live, above, below):
     return live - count
 
 
-_COMPILED_SCREEN = None
-_COMPILED_ORDER = None
-_COMPILED_RESTORE = None
-
-
-def compiled_apply_screen():
-    """:func:`dcd_apply_screen` compiled (built on first use)."""
-    global _COMPILED_SCREEN
-    if _COMPILED_SCREEN is None:
-        _COMPILED_SCREEN = njit()(dcd_apply_screen)
-    return _COMPILED_SCREEN
-
-
-def compiled_restore():
-    """:func:`dcd_restore` compiled (built on first use)."""
-    global _COMPILED_RESTORE
-    if _COMPILED_RESTORE is None:
-        _COMPILED_RESTORE = njit()(dcd_restore)
-    return _COMPILED_RESTORE
-
-
-def compiled_screen_order():
-    """:func:`dcd_screen_order` compiled (built on first use)."""
-    global _COMPILED_ORDER
-    if _COMPILED_ORDER is None:
-        _COMPILED_ORDER = njit()(dcd_screen_order)
-    return _COMPILED_ORDER
+compiled_apply_screen = compiled_once(dcd_apply_screen)
+compiled_screen_order = compiled_once(dcd_screen_order)
+compiled_restore = compiled_once(dcd_restore)
 
 
 def screened_sets(st) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.numba_rows import (ONE, PREFETCH_AHEAD, SHORT_ROW, dense_axpy, dense_dot, jitable, njit,
+from ..common.numba_rows import (ONE, PREFETCH_AHEAD, SHORT_ROW, compiled_once, dense_axpy, dense_dot, jitable,
                                  prefetch, prefetch_csr_row, prefetch_dense_head, short_dot, sparse_axpy, sparse_dot)
 from .svm_coordinate import _random_below, projected_gradient
 
@@ -128,12 +128,4 @@ def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live,
     return active, pg_max_old, pg_min_old, pg_range, station, lam, lam_ref, s, epochs, done, stationary, due
 
 
-_COMPILED = None
-
-
-def compiled_round():
-    """:func:`bias_round` compiled (on first use; numba's cache keeps it)."""
-    global _COMPILED
-    if _COMPILED is None:
-        _COMPILED = njit()(bias_round)
-    return _COMPILED
+compiled_round = compiled_once(bias_round)

@@ -107,8 +107,8 @@ from .gap import DualityGapPlan
 from .polish import RestrictedPolish
 from .screening import (GapSafeScreening, compiled_apply_screen, compiled_restore, compiled_screen_order,
                         dcd_apply_screen, dcd_restore, dcd_screen_order)
-from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, dense_axpy,
-                                 dense_dot, jitable, kernel_rows, njit, prefetch, prefetch_csr_row,
+from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, compiled_once,
+                                 dense_axpy, dense_dot, jitable, kernel_rows, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
@@ -253,13 +253,7 @@ def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max
     return active, pg_max_old, pg_min_old, pg_range, epochs, done, converged, estimate
 
 
-_COMPILED = None
-def compiled_round():
-    """:func:`dcd_round` compiled (built on first use; numba's cache keeps it across processes)."""
-    global _COMPILED
-    if _COMPILED is None:
-        _COMPILED = njit()(dcd_round)
-    return _COMPILED
+compiled_round = compiled_once(dcd_round)
 
 
 # the plan ------------------------------------------------------------------------------------------------

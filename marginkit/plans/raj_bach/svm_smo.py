@@ -61,7 +61,7 @@ from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.choice import CD_RATE, SMO_STEP
 from ...engine.runloop import Budget
-from ..common.numba_rows import COMPILED, compiled_info, njit, resolve_compiled
+from ..common.numba_rows import COMPILED, compiled_info, compiled_once, resolve_compiled
 from .gap import DualityGapPlan
 from .svm_bias import PG_EPS0, next_check_factor, offset_certificate, repair_equality
 
@@ -151,15 +151,7 @@ def gram_matrix(X) -> np.ndarray:
     return np.ascontiguousarray(X @ X.T)
 
 
-_COMPILED = None
-
-
-def compiled_smo_round():
-    """:func:`smo_round` compiled (built on first use; numba's cache keeps it across processes)."""
-    global _COMPILED
-    if _COMPILED is None:
-        _COMPILED = njit()(smo_round)
-    return _COMPILED
+compiled_smo_round = compiled_once(smo_round)
 
 
 @dataclass
