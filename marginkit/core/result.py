@@ -76,13 +76,12 @@ TRACE_COLUMNS = {
     "lam": "homotopic: the stage's regularisation λ_k",
     "epochs": "coordinate methods: full passes over the data so far (when the iteration counts something else)",
     "active": "dual coordinate descent: size of the active (unshrunk) set",
-    "pg_range": "dual coordinate descent: range of the projected gradient (the shrinking test)",
-    "violation": ("smo: the gap of the maximal violating pair, max over I_up minus min over I_low of y_i − x_iᵀw "
-                  "(0 or below at a KKT point; Keerthi et al. 2001)"),
-    "steps": "smo: pair steps so far",
+    "pg_range": ("dual coordinate descent: range of the projected gradient (the shrinking test); smo: its form with "
+                 "yᵀa = 0, max over I_up minus min over I_low of y_i − x_iᵀw (Keerthi et al. 2001)"),
     "gap_estimate": ("dual coordinate descent: the running estimate of the duality gap that schedules the exact "
                      "certificate"),
-    "visits": "dual coordinate descent: coordinate updates so far (one compiled round visits max(n, 65,536))",
+    "visits": ("dual coordinate descent: coordinate updates so far (one compiled round visits max(n, 65,536)); smo: "
+               "pair steps so far"),
     "test_error": "fraction of misclassified points of test_set=(X, y) (recorded only with test_set)",
     # against the certified reference (filled once it is known)
     "margin_gap": "(γ* − γ(w_t))/γ*, relative (as in cross_validate's table)",

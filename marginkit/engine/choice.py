@@ -149,10 +149,16 @@ SMO_FIXED, SMO_STEPS, SMO_STEP = 2e-4, 1.0, 6e-9   # seconds of setup; pair step
 #                        step reads (its selection and the update of n scores)
 
 
+def smo_gram_seconds(n: int, nnz: int) -> float:
+    """The model's set-up time of ``smo``: its fixed cost and the Gram matrix ``XXᵀ`` (``n·nnz`` multiply-adds at
+    5e9 a second, a BLAS product)."""
+    return SMO_FIXED + n * nnz / 5e9
+
+
 def smo_seconds(n: int, nnz: int) -> float:
-    """The model's ``T_smo`` (module docstring): the Gram matrix ``XXᵀ`` (``n·nnz`` multiply-adds at 5e9 a
-    second, a BLAS product), then ``SMO_STEPS·n`` pair steps of ``n`` reads each."""
-    return SMO_FIXED + n * nnz / 5e9 + SMO_STEPS * n * n * SMO_STEP
+    """The model's ``T_smo`` (module docstring): :func:`smo_gram_seconds`, then ``SMO_STEPS·n`` pair steps of ``n``
+    reads each."""
+    return smo_gram_seconds(n, nnz) + SMO_STEPS * n * n * SMO_STEP
 
 
 def choose(problem, warm: bool = False) -> tuple[str, str]:
@@ -164,7 +170,7 @@ def choose(problem, warm: bool = False) -> tuple[str, str]:
 def _decide(problem, warm: bool = False) -> tuple[str, str, str | None, float]:
     """``(method, why, probe, budget)``: :func:`choose`'s answer; where it is ``ipm`` for a soft margin, the coordinate
     method a probe runs first and the model's ``T_ipm``; where it is ``smo``, the method that follows it when its
-    probe stops, and that method's modelled time (``probe`` None: no probe)."""
+    probe stops, and that method's modelled time less ``smo``'s set-up (``probe`` None: no probe)."""
     listed = methods(problem)
     first = _preferred(problem, listed)
     linear = getattr(problem, "kernel", None) is None
@@ -182,9 +188,10 @@ def _decide(problem, warm: bool = False) -> tuple[str, str, str | None, float]:
     if not warm and first == "dual-cd-bias" and "smo" in listed and c["kappa"] <= SMO_KAPPA and \
             problem.n <= SMO_MAX_SAMPLES:
         t_smo = smo_seconds(problem.n, c["nnz"])
-        if t_smo < cost:
+        if t_smo < cost:   # the probe counts the steps and checks (SMOState.total_work): the Gram matrix is off
+            limit = max(cost - smo_gram_seconds(problem.n, c["nnz"]), 0.1 * cost)   # its budget
             return "smo", (f"smo: {why}, {t_smo:.3g} s for smo (n <= {SMO_MAX_SAMPLES}, kappa <= {SMO_KAPPA:g}; "
-                           f"{method} after it if its probe stops)"), method, cost
+                           f"{method} after it if its probe stops)"), method, limit
     if method == "ipm":
         return "ipm", "ipm: " + why, (first if c["ipm"] >= PROBE_MIN else None), c["ipm"]
     return first, f"{first}: " + why, None, c["ipm"]
@@ -247,15 +254,11 @@ def solve_auto(problem, solve, compile_method, **options):
     **options)``, whose plan gives the probe its ``relative_gap``); and ``ipm`` after a coordinate run that ended on
     its budget where ``ipm`` applies. ``solve`` and ``compile_method`` are :mod:`.solve`'s (passed in: that module
     imports this one)."""
-    method, why, coordinate, t_ipm = _decide(problem)
+    method, why, probe_method, budget = _decide(problem)
     begin = time.perf_counter()
-    if method == "smo":
-        if options.get("callback") is None and set(options) <= set(RUN_OPTIONS):
-            return _smo_first(problem, solve, compile_method, why, coordinate, t_ipm, begin, options)
-        method = coordinate   # a callback or a method's own option: the model's method, as before smo
 
     def to_ipm():
-        """The options of the ``ipm`` run that follows a coordinate run (None: the time limit is spent)."""
+        """The options of the run that follows a coordinate run or a probe (None: the time limit is spent)."""
         rest = {k: v for k, v in options.items() if k not in ("max_iter", "warm_start")}
         if rest.get("time_limit") is not None:   # the user's time limit covers both runs
             rest["time_limit"] = rest["time_limit"] - (time.perf_counter() - begin)
@@ -263,24 +266,33 @@ def solve_auto(problem, solve, compile_method, **options):
                 return None
         return rest
 
-    if coordinate is not None and options.get("callback") is None and options.get("polish", True) is not False:
-        plan = compile_method(problem, coordinate, **options)   # what solve(...) runs, kept for its relative_gap
-        probe = Probe(t_ipm, plan.relative_gap)
+    def probe_then(first, then, why_first):
+        """Run ``first`` with a :class:`Probe` of ``budget`` (model seconds), then ``then`` if the probe stops it or it
+        ends on its budget; ``info["chosen"]`` records both."""
+        plan = compile_method(problem, first, **options)   # what solve(...) runs, kept for its relative_gap
+        probe = Probe(budget, plan.relative_gap)
         res = plan.run(callback=probe)
-        record = {"method": coordinate, "work": probe.work,
-                  "budget": t_ipm, "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}
+        record = {"method": first, "work": probe.work, "budget": budget,
+                  "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}
         ended = res.status == "user_limit" and res.info.get("stopped_by") is None   # its own budget
         rest = to_ipm() if probe.stopped or ended else None
-        if rest is None:   # finished, stopped by the user's limits, or no time left for ipm
+        if rest is None:   # finished, stopped by the user's limits, or no time left for the other method
             kept = "the time limit is spent: kept" if probe.stopped or ended else f"{res.status}: kept"
-            res.info["chosen"] = {"method": coordinate, "why": coordinate + why[len("ipm"):],
-                                  "probe": {**record, "outcome": kept}}
+            res.info["chosen"] = {"method": first, "why": why_first, "probe": {**record, "outcome": kept}}
             return res
-        outcome = ("its certified gap's rate would not reach tol within T_ipm: ipm" if probe.stopped else
-                   "it ended on its budget: ipm")
-        again = solve(problem, "ipm", **rest)
-        again.info["chosen"] = {"method": "ipm", "why": why, "probe": {**record, "outcome": outcome}}
+        within = "T_ipm" if then == "ipm" else f"the model's time for {then}"
+        outcome = (f"its certified gap's rate would not reach tol within {within}: {then}" if probe.stopped else
+                   f"it ended on its budget: {then}")
+        again = solve(problem, then, **rest)
+        again.info["chosen"] = {"method": then, "why": why, "probe": {**record, "outcome": outcome}}
         return again
+
+    if method == "smo":
+        if options.get("callback") is None and set(options) <= set(RUN_OPTIONS):
+            return probe_then("smo", probe_method, why)
+        method, probe_method = probe_method, None   # a callback or a method's own option: the model's other choice
+    if probe_method is not None and options.get("callback") is None and options.get("polish", True) is not False:
+        return probe_then(probe_method, "ipm", probe_method + why[len("ipm"):])
     res = solve(problem, method, **options)
     chosen = {"method": method, "why": why}
     if method in ("dual-cd", "dual-cd-bias") and res.status == "user_limit" and \
@@ -294,27 +306,3 @@ def solve_auto(problem, solve, compile_method, **options):
     res.info["chosen"] = chosen
     return res
 
-
-def _smo_first(problem, solve, compile_method, why, fallback, budget, begin, options):
-    """``smo`` run as a probe with ``fallback``'s modelled time as its budget (:class:`Probe`: its work is counted in
-    the model's seconds); ``fallback`` runs when the probe stops it (a ``time_limit`` covers both runs)."""
-    plan = compile_method(problem, "smo", **options)
-    # the probe counts the steps and checks (SMOState.total_work): the Gram matrix, formed, is taken off its budget
-    probe = Probe(max(budget - smo_seconds(problem.n, plan.nnz) + SMO_STEPS * problem.n ** 2 * SMO_STEP,
-                      0.1 * budget), plan.relative_gap)
-    res = plan.run(callback=probe)
-    record = {"method": "smo", "work": probe.work, "budget": budget,
-              "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}
-    ended = res.status == "user_limit" and res.info.get("stopped_by") is None
-    rest = {k: v for k, v in options.items() if k not in ("max_iter", "warm_start")}
-    if rest.get("time_limit") is not None:
-        rest["time_limit"] -= time.perf_counter() - begin
-    if not (probe.stopped or ended) or (rest.get("time_limit") is not None and rest["time_limit"] <= 0.0):
-        kept = "the time limit is spent: kept" if probe.stopped or ended else f"{res.status}: kept"
-        res.info["chosen"] = {"method": "smo", "why": why, "probe": {**record, "outcome": kept}}
-        return res
-    outcome = (f"its certified gap's rate would not reach tol within the model's time for {fallback}: {fallback}"
-               if probe.stopped else f"it ended on its budget: {fallback}")
-    again = solve(problem, fallback, **rest)
-    again.info["chosen"] = {"method": fallback, "why": why, "probe": {**record, "outcome": outcome}}
-    return again

@@ -18,6 +18,8 @@ from importlib import import_module
 
 from ..core.validation import ProblemError
 
+GRAM_MAX_SAMPLES = 4000   # smo (plans/raj_bach/svm_smo.py) forms the n × n Gram matrix up to this n (122 MiB)
+
 # predicates a card may require of the problem in the form it runs on; a card pairs each with its own reason
 CHECKS = {
     "no_kernel": lambda p: getattr(p, "kernel", None) is None,
@@ -25,7 +27,7 @@ CHECKS = {
     "bias": lambda p: bool(getattr(p, "bias", False)),
     "p_at_most_2": lambda p: getattr(p, "p", 2.0) <= 2.0,
     "unweighted": lambda p: getattr(p, "sample_weight", None) is None,
-    "gram_fits": lambda p: getattr(p, "n", 0) <= 4000,   # plans/raj_bach/svm_smo.py: MAX_SAMPLES
+    "gram_fits": lambda p: getattr(p, "n", 0) <= GRAM_MAX_SAMPLES,
 }
 
 

@@ -191,6 +191,10 @@ class compiled_once:   # noqa: N801 - used as a function: compiled_round = compi
             self.compiled = njit()(self.fn)
         return self.compiled
 
+    def of(self, resolved: str):
+        """The function a plan runs for :func:`resolve_compiled`'s answer: compiled for ``"numba"``, else itself."""
+        return self() if resolved == "numba" else self.fn
+
     def __reduce__(self):
         return compiled_once, (self.fn,)
 

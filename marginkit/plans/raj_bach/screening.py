@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.safe import EPS, gap_radius
-from ..common.numba_rows import ONE, compiled_once, dense_axpy, sparse_axpy
+from ..common.numba_rows import ONE, compiled_once, dense_axpy, jitable, sparse_axpy
 
 
 def dcd_apply_screen(X, data, indices, indptr, y, box, a, w, index, start, removed, fixed):
@@ -29,51 +29,47 @@ def dcd_apply_screen(X, data, indices, indptr, y, box, a, w, index, start, remov
             a[i] = new
 
 
+@jitable
+def stable_partition(index, live, group, count):
+    """Reorder ``index[:live]`` in place into its groups ``0, 1, ...`` (``group[k]`` the group of ``index[k]``,
+    ``count[g]`` the size of group ``g``), each group in its own order."""
+    start = np.zeros(count.shape[0], dtype=np.int64)
+    for g in range(1, count.shape[0]):
+        start[g] = start[g - 1] + count[g - 1]
+    order = np.empty(live, dtype=index.dtype)
+    for k in range(live):
+        g = group[k]
+        order[start[g]] = index[k]
+        start[g] += 1
+    index[:live] = order
+
+
 def dcd_screen_order(G, norms, index, live, active, r, slack):
     """The screening decision of :meth:`GapSafeScreening.screen` on ``index[:live]``, in place: with
     ``half_i = r·||x_i|| + slack·||x_i|| + 4·eps``, a coordinate with ``G_i − half_i > 0`` is removed (``a*_i = 0``)
     and one with ``G_i + half_i < 0`` fixed (``a*_i = C_i``); ``index[:live]`` becomes the kept active coordinates,
     the kept shrunk ones (each in its order), the removed, then the fixed. Returns ``(active, removed, fixed)``,
     the counts after the decision (nothing moves when none is screened)."""
-    code = np.zeros(live, dtype=np.int8)
-    kept_head = 0
-    removed = 0
-    fixed = 0
+    group = np.empty(live, dtype=np.int8)   # 0 kept active, 1 kept shrunk, 2 removed, 3 fixed
+    count = np.zeros(4, dtype=np.int64)
     for k in range(live):
         i = index[k]
         half = r * norms[i] + slack * norms[i] + 4 * EPS
         g = G[i]
         if g - half > 0.0:
-            code[k] = 1
-            removed += 1
+            c = 2
         elif g + half < 0.0:
-            code[k] = 2
-            fixed += 1
+            c = 3
         elif k < active:
-            kept_head += 1
-    if removed + fixed == 0:
-        return active, 0, 0
-    order = np.empty(live, dtype=index.dtype)
-    head, tail = 0, kept_head
-    out0 = live - removed - fixed
-    out1 = out0 + removed
-    for k in range(live):
-        c = code[k]
-        if c == 0:
-            if k < active:
-                order[head] = index[k]
-                head += 1
-            else:
-                order[tail] = index[k]
-                tail += 1
-        elif c == 1:
-            order[out0] = index[k]
-            out0 += 1
+            c = 0
         else:
-            order[out1] = index[k]
-            out1 += 1
-    index[:live] = order
-    return kept_head, removed, fixed
+            c = 1
+        group[k] = c
+        count[c] += 1
+    if count[2] + count[3] == 0:
+        return active, 0, 0
+    stable_partition(index, live, group, count)
+    return count[0], count[2], count[3]
 
 
 def dcd_restore(G, a, box, index, live, above, below):
@@ -81,28 +77,18 @@ def dcd_restore(G, a, box, index, live, above, below):
     ``index[:live]``, in place: a coordinate stays shrunk if ``a_i <= 0`` and ``G_i > above``, or ``a_i >= C_i`` and
     ``G_i < below``; the others come first, then the shrunk ones (each in its order). Returns the number of the
     others (the new active count)."""
-    shrunk = np.zeros(live, dtype=np.bool_)
-    count = 0
+    group = np.empty(live, dtype=np.int8)   # 0 active, 1 stays shrunk
+    count = np.zeros(2, dtype=np.int64)
     for k in range(live):
         i = index[k]
         g = G[i]
         ai = a[i]
-        if (ai <= 0.0 and g > above) or (ai >= box[i] and g < below):
-            shrunk[k] = True
-            count += 1
-    if count == 0:
-        return live
-    order = np.empty(live, dtype=index.dtype)
-    head, tail = 0, live - count
-    for k in range(live):
-        if shrunk[k]:
-            order[tail] = index[k]
-            tail += 1
-        else:
-            order[head] = index[k]
-            head += 1
-    index[:live] = order
-    return live - count
+        c = 1 if (ai <= 0.0 and g > above) or (ai >= box[i] and g < below) else 0
+        group[k] = c
+        count[c] += 1
+    if count[1] > 0:
+        stable_partition(index, live, group, count)
+    return count[0]
 
 
 compiled_apply_screen = compiled_once(dcd_apply_screen)
@@ -160,13 +146,12 @@ class GapSafeScreening:
         # the rounding of the margins: |fl(x_iᵀw) − x_iᵀw| <= (d + 2)·eps·||x_i||·||w|| (and of the subtraction of 1);
         # an interval above 1 (G_i − half_i > 0) is removed, one below 1 fixed (the compiled screen_order)
         slack = (self.d + 2) * EPS * float(np.sqrt(st.w @ st.w))
-        index = st.index.copy()   # the state's index array may be shared with the state it was stepped from
-        active, removed, fixed = self.screen_order(G, self.norms, index, st.live, st.active, r, slack)
+        # in place: ``st`` is the state being built (init, step), whose index array no other state holds
+        active, removed, fixed = self.screen_order(G, self.norms, st.index, st.live, st.active, r, slack)
         if removed + fixed == 0:
             return
-        st.index = index
         st.active = int(active)
-        st.live -= removed + fixed
+        st.live -= int(removed + fixed)
         st.pending = (int(removed), int(fixed))
         st.removed += st.pending[0]
         st.fixed += st.pending[1]

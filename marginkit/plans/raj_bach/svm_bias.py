@@ -123,8 +123,8 @@ from ...operators.hinge import best_offset
 from ..common.numba_rows import COMPILED, available, compiled_info, kernel_rows, resolve_compiled, row_storage
 from .gap import DualityGapPlan
 from .polish import RestrictedPolish
-from .screening import compiled_apply_screen, dcd_apply_screen, screened_sets
-from .svm_bias_numba import bias_round, compiled_round
+from .screening import compiled_apply_screen, screened_sets
+from .svm_bias_numba import compiled_round
 
 PG_EPS0 = 1.0        # first stationarity threshold for a certificate check (as dual-cd)
 PG_EPS_DECAY = (1 / 16, 2 / 3)   # range of the factor applied to the threshold after a check that fails tol
@@ -294,13 +294,12 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         mean_q = float(q.mean()) if q.size else 0.0
         self.rho_abs = self.config.rho * mean_q if mean_q > 0 else self.config.rho
         self.R = float(np.sqrt(q.max())) if q.size else 0.0
-        numba = self.resolved_backend == "numba"
-        self.round = compiled_round() if numba else bias_round
+        self.round = compiled_round.of(self.resolved_backend)
         self.rows = kernel_rows(self.X, self.csr)
         self.budget = max(self.n, MIN_ROUND) if self.use_shrinking else 1   # visits per step: one epoch unshrunk
         self.use_screening = bool(self.config.screening)
         if self.use_screening:
-            self.apply_screen = compiled_apply_screen() if numba else dcd_apply_screen
+            self.apply_screen = compiled_apply_screen.of(self.resolved_backend)
             self.norms = np.sqrt(self.qii)
         self.polisher = RestrictedPolish(self, bias=True) if RestrictedPolish.applies(self, bias=True) else None
 

@@ -105,8 +105,7 @@ from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
 from .gap import DualityGapPlan
 from .polish import RestrictedPolish
-from .screening import (GapSafeScreening, compiled_apply_screen, compiled_restore, compiled_screen_order,
-                        dcd_apply_screen, dcd_restore, dcd_screen_order)
+from .screening import GapSafeScreening, compiled_apply_screen, compiled_restore, compiled_screen_order
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, SHORT_ROW, available, compiled_info, compiled_once,
                                  dense_axpy, dense_dot, jitable, kernel_rows, prefetch, prefetch_csr_row,
                                  prefetch_dense_head, resolve_compiled, row_storage, short_dot, sparse_axpy, sparse_dot)
@@ -323,14 +322,13 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
         self.qii = np.array(form.row_norms_squared())   # shared with the cost model; a writable copy for numba
         self.movable = np.flatnonzero(self.box > 0.0).astype(np.int64)   # C_i = 0: a_i = 0 for ever
         self.budget = max(self.n, MIN_ROUND) if self.config.shrinking else self.n   # updates per round
-        self.round = compiled_round() if self.resolved_backend == "numba" else dcd_round
-        self.restore = compiled_restore() if self.resolved_backend == "numba" else dcd_restore
+        self.round = compiled_round.of(self.resolved_backend)
+        self.restore = compiled_restore.of(self.resolved_backend)
         self.rows = kernel_rows(self.X, self.csr)
         self.use_screening = bool(self.config.screening)
         if self.use_screening:
-            numba = self.resolved_backend == "numba"
-            self.apply_screen = compiled_apply_screen() if numba else dcd_apply_screen
-            self.screen_order = compiled_screen_order() if numba else dcd_screen_order
+            self.apply_screen = compiled_apply_screen.of(self.resolved_backend)
+            self.screen_order = compiled_screen_order.of(self.resolved_backend)
             self.norms = np.sqrt(self.qii)
         self.polisher = RestrictedPolish(self) if RestrictedPolish.applies(self) else None
 
@@ -454,9 +452,8 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
         extreme projected gradients (``a_i = 0``, ``G_i > max(M, 0)``; ``a_i = C_i``, ``G_i < min(m, 0)``), the test
         of the shrinking itself; the next epoch shrinks nothing (``M̄ = ∞``, ``m̄ = −∞``), as after liblinear's
         restore."""
-        index = st.index.copy()   # the screened coordinates (behind ``live``) stay out
-        st.active = int(self.restore(G, st.a, self.box, index, st.live, max(pg_max, 0.0), min(pg_min, 0.0)))
-        st.index = index
+        # in place on the state ``step`` is building; the screened coordinates (behind ``live``) stay out
+        st.active = int(self.restore(G, st.a, self.box, st.index, st.live, max(pg_max, 0.0), min(pg_min, 0.0)))
         st.pg_max, st.pg_min = np.inf, -np.inf
 
     def measure(self, st) -> dict:

@@ -60,12 +60,13 @@ from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.choice import CD_RATE, SMO_STEP
+from ...engine.registry import GRAM_MAX_SAMPLES
 from ...engine.runloop import Budget
 from ..common.numba_rows import COMPILED, compiled_info, compiled_once, resolve_compiled
 from .gap import DualityGapPlan
 from .svm_bias import PG_EPS0, next_check_factor, offset_certificate, repair_equality
 
-MAX_SAMPLES = 4000     # default largest n: the Gram matrix is 8n² bytes
+MAX_SAMPLES = GRAM_MAX_SAMPLES   # the largest n: the Gram matrix is 8n² bytes (the registry's gram_fits)
 TINY_CURVATURE = 1e-12   # a_ij at or below 0 (duplicate rows) is taken as this
 
 
@@ -197,7 +198,7 @@ class PairwiseSMO(DualityGapPlan):
             raise ProblemError(f"{self.method}: n = {self.n} samples; the n × n Gram matrix is formed up to n = "
                                f"{MAX_SAMPLES}: use 'dual-cd-bias' or 'ipm'")
         self.resolved_backend = resolve_compiled(self.config.compiled, self.method)
-        self.round = compiled_smo_round() if self.resolved_backend == "numba" else smo_round
+        self.round = compiled_smo_round.of(self.resolved_backend)
         self.X = X
         self.y = np.ascontiguousarray(form.y, dtype=np.float64)
         self.box = np.ascontiguousarray(form.box, dtype=np.float64)
@@ -252,7 +253,7 @@ class PairwiseSMO(DualityGapPlan):
 
     def measure(self, st) -> dict:
         return {"objective": st.primal, "dual_objective": st.dual, "duality_gap": st.primal - st.dual,
-                "offset": st.b, "violation": st.violation, "steps": float(st.steps)}
+                "offset": st.b, "pg_range": st.violation, "visits": float(st.steps)}
 
     def solution(self, st, status) -> Solution:
         cert = self.gap_certificate(st)
