@@ -44,9 +44,10 @@ Resolved here (each once):
   ``D(a) > 0``, which implies ``(P(w) − P*)/P* <= tol``. ``P(w)`` costs one product with ``X`` in storage order
   (a fraction of an epoch in random order); it is computed when the projected-gradient range is below
   ``eps_pg`` (liblinear's own stop test, free during the epoch; ``eps_pg`` starts at liblinear's 0.1 and is
-  halved after a check that does not certify ``tol``) or when the round's running estimate of the gap (see
-  :func:`dcd_round`) is below ``tol·D`` (the target is halved after such a check fails): the estimate only
-  decides when to check, the status comes from the exact values.
+  cut after a check that does not certify ``tol``, by the gap's shortfall kept in [0.1, 0.5]:
+  :meth:`DualCoordinateDescent.eps_decay`) or when the round's running estimate of the gap (see :func:`dcd_round`)
+  is below ``tol·D`` (the target is halved after such a check fails): the estimate only decides when to check, the
+  status comes from the exact values.
 * **Gap-safe screening** (option ``screening``, default True): at every certificate check (in ``init`` with a warm
   start, and in ``step``), with ``gap = P(w) − D(a)`` and ``r = √(2·gap)``, a sample whose margin interval
   ``[m_i − r||x_i||, m_i + r||x_i||]`` (``m_i = y_i x_iᵀw``) lies above 1 is proven to have ``a*_i = 0`` and is set to
@@ -112,7 +113,8 @@ from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, available, compi
                                  sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
-PG_EPS_DECAY = 0.5   # eps_pg is multiplied by this at every check that does not certify tol
+PG_EPS_DECAY = 0.5   # eps_pg is multiplied by at most this at every check that does not certify tol
+PG_EPS_FLOOR = 0.1   # ... and by at least this (DualCoordinateDescent.eps_decay)
 GAP_TARGET_DECAY = 0.5   # the gap estimate's target after an exact check that did not certify tol
 MIN_ROUND = 1 << 16  # updates per round at least (with shrinking): the Python step costs ~0.1 ms
 PG_ZERO = 1e-12      # |projected gradient| below this: no update (liblinear's test)
@@ -421,12 +423,26 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
                 self.screen(nxt, G)
             if self.relative_gap(nxt) > st.tol:   # not yet: ask more of the next check
                 if converged:
-                    nxt.eps_pg = min(st.eps_pg, nxt.pg_range) * PG_EPS_DECAY
+                    nxt.eps_pg = min(st.eps_pg, nxt.pg_range) * self.eps_decay(nxt)
                 if estimated:
                     nxt.gap_target = st.gap_target * GAP_TARGET_DECAY
                 if self.shrinking:
                     self.reactivate(nxt, G, pg_max, pg_min)
         return nxt
+
+    @staticmethod
+    def eps_decay(st) -> float:
+        """The factor on ``eps_pg`` after a check of ``st`` that did not certify ``tol``: the gap's shortfall
+        ``tol·D/(P − D)``, kept in ``[PG_EPS_FLOOR, PG_EPS_DECAY]``. Near the end the gap shrinks about as the
+        projected-gradient range does (measured on MNIST 4 vs 9: gap/range 0.3-0.8 over eight checks), so the next
+        range test falls near the range that certifies, instead of one halving per check; each check costs a
+        product with ``X`` and a full-set epoch after the restore. Measured against halving (one BLAS thread,
+        eleven instances of the svm rows and the real sets): 8 to 9 checks fewer on MNIST 4 vs 9 at 1e-6, up to 14 %
+        less time on the small sets, and within noise elsewhere."""
+        gap, want = st.primal - st.dual, st.tol * st.dual
+        if not (gap > 0.0 and want > 0.0):
+            return PG_EPS_DECAY
+        return min(max(want / gap, PG_EPS_FLOOR), PG_EPS_DECAY)
 
     def finite(self, st) -> bool:
         """The run loop's guard: ``a`` and ``w``, the state's floating-point arrays (``index`` and ``seed`` are
