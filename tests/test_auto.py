@@ -113,6 +113,29 @@ def test_no_probe_with_a_callback_or_without_the_polish_or_on_tiny_problems():
     assert "probe" not in P.solve("auto").info["chosen"]
 
 
+def test_small_problems_probe_where_most_rows_are_well_conditioned():
+    """z-scored breast cancer: one outlying row makes kappa 422 (ipm by the model, T_ipm under PROBE_MIN), but 90 % of
+    the rows have C||x_i||² <= 57: the coordinate method probes first and certifies, with and without the offset.
+    Raw, every row is large (90th percentile 4e6): straight to ipm."""
+    X, y = load_breast_cancer(return_X_y=True)
+    y = np.where(y == 1, 1.0, -1.0)
+    Z = (X - X.mean(0)) / X.std(0)
+    for bias, first in ((False, "dual-cd"), (True, "dual-cd-bias")):
+        P = mk.SoftMarginSVM(Z, y, C=1.0, bias=bias)
+        c = choice.costs(P)
+        assert c["ipm"] < choice.PROBE_MIN and c["kappa"] > 400
+        assert choice.typical_kappa(P) <= choice.PROBE_KAPPA
+        res = P.solve("auto", tol=1e-6)
+        assert res.info["chosen"]["probe"]["method"] == first and res.status == "optimal"
+        assert res.method == first
+        assert res.value == pytest.approx(P.solve("ipm", tol=1e-10).value, rel=1e-5)
+    P = mk.SoftMarginSVM(X, y, C=1.0)
+    assert choice.typical_kappa(P) > 1e6 and "probe" not in P.solve("auto").info["chosen"]
+    # the quantile is taken of C_i||x_i||²: it scales with C
+    assert choice.typical_kappa(mk.SoftMarginSVM(Z, y, C=1e-3)) == pytest.approx(
+        1e-3 * np.quantile(np.einsum("ij,ij->i", Z, Z), choice.TYPICAL))
+
+
 class _State:
     def __init__(self, work, primal, dual, checked, tol=1e-6):
         self.total_work, self.primal, self.dual, self.checked, self.tol = work, primal, dual, checked, tol
