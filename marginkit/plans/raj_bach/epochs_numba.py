@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.numba_rows import ONE, dense_axpy, dense_dot, njit, prefetch_dense_row, sparse_axpy, sparse_dot
+from ..common.numba_rows import (ONE, dense_axpy, dense_dot, njit, prefetch_dense_row, short_dot, sparse_axpy,
+                                 sparse_dot)
 from .epochs import RCD, SMD
 
 _jit = njit()  # imports numba and registers the row twins
@@ -25,8 +26,10 @@ _inline = njit(inline="always")   # row helpers inlined into the epochs (a call 
 
 
 @_inline
-def _row_dot(i, w, X2, data, indices, indptr, dense):
+def _row_dot(i, w, X2, data, indices, indptr, dense, short):
     if dense:
+        if short is not None:   # rows of at most SHORT_ROW entries: a loop, and no ddot compiled in (short_rows)
+            return short_dot(X2, i, w)
         return dense_dot(X2, i, w)
     return sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
 
@@ -105,9 +108,10 @@ def _mirror_row_dot(i, w, w2, pi, q, X2, data, indices, indptr, dense, d):
 
 
 @_jit
-def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, step, idx, lam, u, q):
+def coordinate_epoch(X2, data, indices, indptr, dense, short, d, s, c, margin, rule, step, idx, lam, u, q):
     """RB Algorithm 1 (``rule=RCD``), SMD eq. (10) corrected (``SMD``) or the perceptron (``PERCEPTRON``);
-    returns the largest ``|Δλ_i| / step_i``."""
+    returns the largest ``|Δλ_i| / step_i``. ``short`` (``numba_rows.short_rows``) selects the dense row product by
+    its type."""
     res = 0.0
     for k in range(idx.shape[0]):
         i = np.uint64(idx[k])
@@ -117,7 +121,7 @@ def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, st
         if h == 0.0:
             continue
         if q == 2.0:
-            dot = _row_dot(i, u, X2, data, indices, indptr, dense)
+            dot = _row_dot(i, u, X2, data, indices, indptr, dense, short)
         else:
             dot = _mirror_row_dot(i, u, u, 0.0, q, X2, data, indices, indptr, dense, d)
         m = s[i] * dot
