@@ -70,8 +70,9 @@ def test_budget_stop_is_user_limit_never_optimal(svm):
 
 @numba_only
 @pytest.mark.parametrize("sparse", [False, True])
-def test_numba_and_numpy_engines_give_identical_iterates_for_a_seed(sparse):
-    X, y = _data(n=120, d=9, seed=3, sparse=sparse)
+@pytest.mark.parametrize("d", [9, 40])   # dense rows summed in a loop (<= SHORT_ROW) and by ddot: two compiled rounds
+def test_numba_and_numpy_engines_give_identical_iterates_for_a_seed(sparse, d):
+    X, y = _data(n=120, d=d, seed=3, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
     fast = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, compiled=True)
     slow = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, compiled=False)
