@@ -8,7 +8,10 @@ Dense and CSR storage go through the same compiled signature (the unused one is 
 :mod:`marginkit.plans.common.numba_rows`.
 
 IEEE arithmetic except for the two-vector dot of Alg. 2, which may reassociate its sums (vectorised): as with
-BLAS, only the order of the sums differs from the NumPy implementation (rounding-level differences).
+BLAS, only the order of the sums differs from the NumPy implementation (rounding-level differences). Alg. 1's dot
+on dense rows of at most ``SHORT_ROW`` entries is a sequential loop (``short_dot``, selected by the type of
+``short``: ``numba_rows.short_rows``), the NumPy implementation's a BLAS ``ddot``: the same rounding-level
+difference.
 
 For dense X the next sampled row is prefetched while the current one is processed (random order makes every row
 a cache miss; the hardware prefetcher only helps within a row): 30-50% per epoch at n = 20,000, d = 500.
