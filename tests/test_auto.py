@@ -167,6 +167,30 @@ def test_probe_rule_on_given_gaps():
     assert t(_State(0.5, 1.0 + 1e-7, 1.0, 2)) is False              # certified: the run stops by itself
 
 
+def test_the_probe_waits_for_the_plans_polish_where_it_fits_in_the_budget():
+    from marginkit.plans.raj_bach.gap import DualityGapPlan
+    gap_of = lambda st: DualityGapPlan.relative_gap(None, st)   # noqa: E731
+    slow = [_State(0.05, 2.0, 1.0, 1), _State(0.2, 1.5, 1.0, 2)]  # a rate that stops a probe without a polish
+    for eta, stops in ((0.5, False), (0.9, True)):               # the polish done by 0.7, or only by 1.1 > T_ipm
+        p = choice.Probe(1.0, gap_of, lambda st, e=eta: e)
+        p(slow[0])
+        assert p(slow[1]) is stops
+    p = choice.Probe(1.0, gap_of, lambda st: 0.1)
+    p(slow[0])
+    assert p(_State(1.0, 1.5, 1.0, 3)) is True                  # at T_ipm in any case
+    # raw gamma-scaled 5,000 x 20 with an offset: the epochs' gap stalls near 0.1 until the polish solves the problem
+    rng = np.random.default_rng(5)
+    rng.standard_normal((50_000, 5)), rng.gamma(0.5, 10.0, size=5), rng.standard_normal(5), rng.random(50_000)
+    X = rng.standard_normal((5_000, 20)) * rng.gamma(0.5, 10.0, size=20)
+    y = np.where(X @ rng.standard_normal(20) >= 0, 1.0, -1.0)
+    P = mk.SoftMarginSVM(X, y, C=1.0)
+    assert choose(P)[0] == "ipm"
+    res = P.solve("auto", seed=0, tol=1e-4)
+    assert res.method == "dual-cd-bias" and res.info["chosen"]["probe"]["outcome"] == "optimal: kept"
+    assert res.info["polished"] >= 1
+    assert res.value == pytest.approx(P.solve("ipm", tol=1e-10).value, rel=1e-4)
+
+
 def test_the_estimator_probes_too_without_a_warm_start():
     X, y = _raw(20_000, 5, 0.0)
     clf = mk.MarginClassifier(bias=False).fit(X, y)

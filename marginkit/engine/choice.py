@@ -48,8 +48,11 @@ margin, ``solve("auto")`` first runs the coordinate method as a probe and switch
 shrinking fast enough. The probe's work is counted in the model's seconds (the coordinate visits, as the plans'
 polish counts them: deterministic, so a seed gives the same result on any machine). Once it has done
 ``PROBE_FROM·T_ipm``, it stops at the first certificate check whose rate, extrapolated from the last two checks,
-says it would not reach ``tol`` within ``T_ipm`` of work in all, and at ``T_ipm`` in any case; ``ipm`` then runs
-from a cold start (``info["chosen"]["probe"]`` records the probe; a ``time_limit`` covers both runs). Where ``ipm``
+says it would not reach ``tol`` within ``T_ipm`` of work in all (unless the plan's restricted polish could still be
+tried and finish within ``T_ipm``: ``polish_eta``; a rate of the epochs does not foresee it: on raw gamma-scaled
+5,000 × 20 with an offset the gap stalls near 0.1 until the polish solves the problem, 15 ms against 47 ms for the
+probe then ``ipm``), and at ``T_ipm`` in any case; ``ipm`` then runs from a cold start (``info["chosen"]["probe"]``
+records the probe; a ``time_limit`` covers both runs). Where ``ipm``
 was the right choice, the probe cost 10 to 77 % of its time on the instances of ``benchmarks/auto_choice.py`` (most
 often about 20 %); where it was not, the run is the coordinate method's (raw 50,000 × 5: 14 ms, where the model alone
 took 183 ms). No probe with a user's callback, with ``polish=False``, or where ``T_ipm`` is under ``PROBE_MIN`` (its
@@ -246,8 +249,8 @@ class Probe:
     rate (:func:`work_to_tol`), do not reach ``state.tol`` within ``T_ipm``. ``stopped`` says whether it stopped the
     run, ``work`` is the work at its last call, and ``checks`` holds ``(work, relative gap)`` at each check it saw."""
 
-    def __init__(self, t_ipm: float, gap_of):
-        self.budget, self.gap_of = float(t_ipm), gap_of
+    def __init__(self, t_ipm: float, gap_of, polish_eta=None):
+        self.budget, self.gap_of, self.polish_eta = float(t_ipm), gap_of, polish_eta
         self.checks: list = []
         self.seen = -1
         self.work = 0.0   # the work at the last call
@@ -267,6 +270,8 @@ class Probe:
             if np.isfinite(g1) and g0 > g1 > 0.0 and w1 > w0 and \
                     w1 + work_to_tol(w0, g0, w1, g1, st.tol) <= self.budget:
                 return False
+            if self.polish_eta is not None and work + self.polish_eta(st) <= self.budget:
+                return False   # the plan's polish can still finish within the budget: its rate does not show it
         self.stopped = True   # at T_ipm, or no rate that reaches tol within it
         return True
 
@@ -293,7 +298,7 @@ def solve_auto(problem, solve, compile_method, **options):
         """Run ``first`` with a :class:`Probe` of ``budget`` (model seconds), then ``then`` if the probe stops it or it
         ends on its budget; ``info["chosen"]`` records both."""
         plan = compile_method(problem, first, **options)   # what solve(...) runs, kept for its relative_gap
-        probe = Probe(budget, plan.relative_gap)
+        probe = Probe(budget, plan.relative_gap, getattr(plan, "polish_eta", None))
         res = plan.run(callback=probe)
         record = {"method": first, "work": probe.work, "budget": budget,
                   "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}

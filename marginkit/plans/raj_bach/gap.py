@@ -23,6 +23,13 @@ class DualityGapPlan(CompiledEpochs, IterationPlan):
         """``(P − D)/D`` with ``D > 0`` finite (``inf`` without such a bound)."""
         return (st.primal - st.dual) / st.dual if st.dual > 0 and np.isfinite(st.dual) else np.inf
 
+    def polish_eta(self, st) -> float:
+        """The coordinate work (model seconds, :mod:`.polish`) from ``st`` after which the restricted polish would
+        have been tried and run, at the earliest; ``inf`` without a polish. ``solve("auto")``'s probe does not stop on
+        its gap's rate while this fits in its budget (the rate of the epochs does not foresee the polish)."""
+        polisher = getattr(self, "polisher", None)
+        return np.inf if polisher is None else polisher.eta(st)
+
     def certified_now(self, st) -> bool:
         """Whether ``st.primal``/``st.dual`` belong to this iterate; a plan that certifies on demand overrides it."""
         return st.checked == st.t

@@ -144,6 +144,12 @@ class RestrictedPolish:
         cost, cost_more = self.rows_cost(rows), self.rows_cost(more)
         return (more, cost_more) if cost_more <= WIDEN * cost else (rows, cost)
 
+    def eta(self, st) -> float:
+        """The work from ``st`` until a polish could be tried (the look and the ``PAID`` work of :meth:`after_round`)
+        plus its estimated cost: the earliest the polish can finish the run."""
+        cost = st.polish_cost
+        return max(PAID * cost - st.polish_work, LOOK * cost - st.look_work, 0.0) + cost
+
     def after_round(self, plan, st, nxt, visits: int):
         """Charge a round's ``visits`` to ``nxt`` and look, polish or not (module docstring). Returns ``(G, kind)``:
         ``(None, None)`` when there was no look; else ``G`` of ``nxt`` (certified at its iteration by ``plan.look``)
