@@ -220,7 +220,7 @@ def test_dual_cd_bias_gives_the_same_status_and_relative_gap_on_scaled_data(spar
 
 @numba_only
 @pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("d", [5, 40])   # dense rows summed in a loop (<= SHORT_ROW) and by ddot: two compiled rounds
+@pytest.mark.parametrize("d", [5, 40])
 def test_dual_cd_bias_numba_and_numpy_backends_give_the_same_iterates(sparse, d):
     X, y = _data(n=60, d=d, seed=8, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5)

@@ -66,8 +66,7 @@ from ...core.params import Boolean, Interval, Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ..common.numba_rows import (COMPILED, compiled_info, kernel_rows, resolve_compiled, row_storage,
-                                 short_rows)
+from ..common.numba_rows import COMPILED, compiled_info, kernel_rows, resolve_compiled, row_storage
 from .gap import DualityGapPlan
 from .svm_coordinate import compiled_round, dcd_round
 
@@ -118,7 +117,7 @@ def local_round(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, shrinking, 
     sums = np.array([b.sum(), v @ v])
     state = np.array([seed], dtype=np.uint64)
     with np.errstate(invalid="ignore"):   # an infinite box (cocoa_margin.py): the round's gap estimate is inf·0
-        out = fn(*rows, short_rows(rows[0]), yb, box_b, np.ascontiguousarray(qb, dtype=np.float64), b, v, index, m,
+        out = fn(*rows, yb, box_b, np.ascontiguousarray(qb, dtype=np.float64), b, v, index, m,
                  np.inf, -np.inf, state, 0.0, max(int(epochs) * m, 1), bool(shrinking), sums, 0.0)
     visits, ran = out[5], out[4]
     a_new = np.clip(ab + gamma * (b / sigma - ab), 0.0, boxb)

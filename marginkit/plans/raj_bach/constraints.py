@@ -48,7 +48,6 @@ from ...core.mirror import lp_norm
 from ...core.validation import ProblemError
 from ...operators.sets import Box, HalfSpace, Hyperplane
 from .epochs import numpy_apcg_epoch, numpy_coordinate_epoch
-from ..common.numba_rows import short_rows
 
 _KERNELS = None
 
@@ -201,8 +200,7 @@ class RowConstraints:
     def epoch(self, rule, step, idx, lam, u, q, runner):
         if runner == "numba":
             X2, data, indices, indptr, dense = self._kernel_data
-            short = short_rows(X2) if dense else None
-            return float(compiled_kernels().coordinate_epoch(X2, data, indices, indptr, dense, short, self.d, self.s,
+            return float(compiled_kernels().coordinate_epoch(X2, data, indices, indptr, dense, self.d, self.s,
                                                              self.c, self.margin, rule, step, idx, lam, u, q))
         return numpy_coordinate_epoch(self, rule, step, idx, lam, u, q)
 

@@ -7,11 +7,9 @@ index sequence is drawn outside, with the plan's NumPy generator, so both implem
 Dense and CSR storage go through the same compiled signature (the unused one is an empty array); the row access is
 :mod:`marginkit.plans.common.numba_rows`.
 
-IEEE arithmetic except for the two-vector dot of Alg. 2, which may reassociate its sums (vectorised): as with
-BLAS, only the order of the sums differs from the NumPy implementation (rounding-level differences). Alg. 1's dot
-on dense rows of at most ``SHORT_ROW`` entries is a sequential loop (``short_dot``, selected by the type of
-``short``: ``numba_rows.short_rows``), the NumPy implementation's a BLAS ``ddot``: the same rounding-level
-difference.
+IEEE arithmetic except for the dot products with dense rows (Alg. 1's ``dense_dot``, Alg. 2's two-vector dot),
+which may reassociate their sums (vectorised): as with BLAS, only the order of the sums differs from the NumPy
+implementation (rounding-level differences).
 
 For dense X the next sampled row is prefetched while the current one is processed (random order makes every row
 a cache miss; the hardware prefetcher only helps within a row): 30-50% per epoch at n = 20,000, d = 500.
@@ -20,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.numba_rows import (ONE, dense_axpy, dense_dot, njit, prefetch_dense_row, short_dot, sparse_axpy,
+from ..common.numba_rows import (ONE, dense_axpy, dense_dot, njit, prefetch_dense_row, sparse_axpy,
                                  sparse_dot)
 from .epochs import RCD, SMD
 
@@ -29,10 +27,8 @@ _inline = njit(inline="always")   # row helpers inlined into the epochs (a call 
 
 
 @_inline
-def _row_dot(i, w, X2, data, indices, indptr, dense, short):
+def _row_dot(i, w, X2, data, indices, indptr, dense):
     if dense:
-        if short is not None:   # rows of at most SHORT_ROW entries: a loop, and no ddot compiled in (short_rows)
-            return short_dot(X2, i, w)
         return dense_dot(X2, i, w)
     return sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
 
@@ -111,10 +107,9 @@ def _mirror_row_dot(i, w, w2, pi, q, X2, data, indices, indptr, dense, d):
 
 
 @_jit
-def coordinate_epoch(X2, data, indices, indptr, dense, short, d, s, c, margin, rule, step, idx, lam, u, q):
+def coordinate_epoch(X2, data, indices, indptr, dense, d, s, c, margin, rule, step, idx, lam, u, q):
     """RB Algorithm 1 (``rule=RCD``), SMD eq. (10) corrected (``SMD``) or the perceptron (``PERCEPTRON``);
-    returns the largest ``|Δλ_i| / step_i``. ``short`` (``numba_rows.short_rows``) selects the dense row product by
-    its type."""
+    returns the largest ``|Δλ_i| / step_i``."""
     res = 0.0
     for k in range(idx.shape[0]):
         i = np.uint64(idx[k])
@@ -124,7 +119,7 @@ def coordinate_epoch(X2, data, indices, indptr, dense, short, d, s, c, margin, r
         if h == 0.0:
             continue
         if q == 2.0:
-            dot = _row_dot(i, u, X2, data, indices, indptr, dense, short)
+            dot = _row_dot(i, u, X2, data, indices, indptr, dense)
         else:
             dot = _mirror_row_dot(i, u, u, 0.0, q, X2, data, indices, indptr, dense, d)
         m = s[i] * dot

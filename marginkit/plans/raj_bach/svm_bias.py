@@ -120,8 +120,7 @@ from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
-from ..common.numba_rows import (COMPILED, available, compiled_info, kernel_rows, resolve_compiled, row_storage,
-                                 short_rows)
+from ..common.numba_rows import COMPILED, available, compiled_info, kernel_rows, resolve_compiled, row_storage
 from .gap import DualityGapPlan
 from .polish import RestrictedPolish
 from .screening import compiled_apply_screen, screened_sets
@@ -297,7 +296,6 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         self.R = float(np.sqrt(q.max())) if q.size else 0.0
         self.round = compiled_round.of(self.resolved_backend)
         self.rows = kernel_rows(self.X, self.csr)
-        self.short = short_rows(self.X)
         self.budget = max(self.n, MIN_ROUND) if self.use_shrinking else 1   # visits per step: one epoch unshrunk
         self.use_screening = bool(self.config.screening)
         if self.use_screening:
@@ -390,7 +388,7 @@ class BiasDualCoordinateDescent(DualityGapPlan):
         old_max, old_min = (st.pg_max, st.pg_min) if self.use_shrinking else (np.inf, -np.inf)
         check_after = max(FALLBACK_WORK * self.n, st.work_checked // 2) - (st.work - st.work_checked)
         (active, pg_max, pg_min, pg_range, station, lam, lam_ref, s, epochs, visits, stationary, due) = self.round(
-            *self.rows, self.short, self.y, self.box, self.qii, a, w, index, st.active, st.live, old_max, old_min,
+            *self.rows, self.y, self.box, self.qii, a, w, index, st.active, st.live, old_max, old_min,
             seed, st.lam, st.lam_ref, self.rho_abs, s, st.eps_pg, self.budget, self.use_shrinking, 0, check_after)
         nxt = BiasCDState(t=st.t + 1, a=a, w=w, s=float(s), lam=float(lam), index=index, seed=seed, active=int(active),
                           live=st.live, tol=st.tol, pg_max=float(pg_max), pg_min=float(pg_min),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.numba_rows import (ONE, PREFETCH_AHEAD, compiled_once, dense_axpy, dense_dot, jitable,
-                                 prefetch, prefetch_csr_row, prefetch_dense_head, short_dot, sparse_axpy, sparse_dot)
+                                 prefetch, prefetch_csr_row, prefetch_dense_head, sparse_axpy, sparse_dot)
 from .svm_coordinate import _random_below, projected_gradient
 
 PG_ZERO = 1e-12   # |projected gradient| below this: no update (liblinear's test)
@@ -34,7 +34,7 @@ def _prefetch_coordinate(y, a, qii, box, i):
     prefetch(box, i)
 
 
-def bias_round(X, data, indices, indptr, short, y, box, qii, a, w, index, active, live, pg_max_old, pg_min_old, seed,
+def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live, pg_max_old, pg_min_old, seed,
                lam, lam_ref, rho, s, eps, budget, shrinking, since_check, check_after):
     """Epochs and multiplier steps on ``a``, ``w`` (in place) over ``index[:active]`` (the active coordinates; the
     shrunk ones are swapped behind them up to ``live``, the screened ones lie behind ``live`` and are never
@@ -46,8 +46,7 @@ def bias_round(X, data, indices, indptr, short, y, box, qii, a, w, index, active
     The round ends after ``budget`` coordinate visits, or after a full-set epoch whose stationarity
     ``max(M − m, ρ|s|)`` is ``<= eps`` (``stationary``), or when the visits since the last certificate exceed
     ``check_after`` (``due``): the last two ask the caller for a certificate. Returns ``(active, pg_max_old,
-    pg_min_old, pg_range, station, lam, lam_ref, s, epochs, visits, stationary, due)``. ``short``
-    (``numba_rows.short_rows``) selects the dense row product by its type."""
+    pg_min_old, pg_range, station, lam, lam_ref, s, epochs, visits, stationary, due)``."""
     done = 0
     epochs = 0
     stationary = False
@@ -78,8 +77,6 @@ def bias_round(X, data, indices, indptr, short, y, box, qii, a, w, index, active
             i = np.uint64(ii)
             if X is None:
                 dot = sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
-            elif short is not None:   # dense rows of at most SHORT_ROW entries (numba_rows.short_rows)
-                dot = short_dot(X, i, w)
             else:
                 dot = dense_dot(X, i, w)
             G = y[i] * (dot + lam + rho * s) - 1.0

@@ -84,8 +84,10 @@ Resolved here (each once):
   written with the row operations of :mod:`marginkit.plans.common.numba_rows` only; with numba it is compiled
   (``@njit``), otherwise the same function runs as plain Python over the operations' NumPy bodies. Both do the
   same floating-point operations in the same order, so for a seed both give the same iterates (checked
-  in ``tests/test_svm_coordinate.py``). Dense ``X`` is read row by row: a Fortran-ordered array is copied once to
-  C order; sparse ``X`` stays CSR (``indptr``/``indices``/``data`` read in place) and is never copied.
+  in ``tests/test_svm_coordinate.py``) on CSR rows; the dot product with a dense row is vectorised in both
+  (BLAS ``ddot`` and a reassociated loop, in different orders), so there the iterates agree to rounding. Dense
+  ``X`` is read row by row: a Fortran-ordered array is copied once to C order; sparse ``X`` stays CSR
+  (``indptr``/``indices``/``data`` read in place) and is never copied.
 * **Memory access**: indices are cast to unsigned inside the loops (numba then drops its negative-index test), and
   the row operations are inlined into the round (:mod:`~marginkit.plans.common.numba_rows`). A random visiting
   order makes every row and every ``y_i, C_i, Q_ii, a_i`` a cache miss, so what the update ``PREFETCH_AHEAD``
@@ -109,7 +111,7 @@ from .polish import RestrictedPolish
 from .screening import GapSafeScreening, compiled_apply_screen, compiled_restore, compiled_screen_order
 from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, available, compiled_info, compiled_once,
                                  dense_axpy, dense_dot, jitable, kernel_rows, prefetch, prefetch_csr_row,
-                                 prefetch_dense_head, resolve_compiled, row_storage, short_dot, short_rows, sparse_axpy,
+                                 prefetch_dense_head, resolve_compiled, row_storage, sparse_axpy,
                                  sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
@@ -163,7 +165,7 @@ def _prefetch_coordinate(y, box, qii, a, i):
     prefetch(a, i)
 
 
-def dcd_round(X, data, indices, indptr, short, y, box, qii, a, w, index, active, pg_max_old, pg_min_old, seed, eps,
+def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max_old, pg_min_old, seed, eps,
               budget, shrinking, sums, gap_target):
     """Epochs of Hsieh et al. Alg. 1 with the shrinking of §3.2 on ``a``, ``w`` (in place) over ``index[:active]``
     (the active coordinates; shrunk ones are swapped behind them), until ``budget`` coordinates are visited, or
@@ -176,8 +178,7 @@ def dcd_round(X, data, indices, indptr, short, y, box, qii, a, w, index, active,
     before its update (a shrunk one, ``a_i = 0 < G_i`` or ``a_i = C_i``, ``G_i < 0``, is taken as 0), so the sum is
     the gap as the epoch found it, a lagging guess of the gap after it. ``sums = [Σ a_i, ||w||²]`` are carried
     through the updates (``||w + δ y_i x_i||² = ||w||² + 2δ(G_i + 1) + δ² Q_ii``) for ``D = Σ a_i − ½||w||²``.
-    The estimate only decides when the exact certificate is computed. ``short`` (``numba_rows.short_rows``) selects
-    the dense row product by its type.
+    The estimate only decides when the exact certificate is computed.
 
     Returns ``(active, pg_max_old, pg_min_old, pg_range, epochs, visits, converged, estimate)``: the shrinking
     state for the next round, the last epoch's projected-gradient range, the epochs run and coordinates visited,
@@ -214,8 +215,6 @@ def dcd_round(X, data, indices, indptr, short, y, box, qii, a, w, index, active,
             # ``X is None`` (CSR data) is decided when numba compiles (its dead-branch pruning): no test in the loop
             if X is None:
                 G = y[i] * sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w) - 1.0
-            elif short is not None:   # dense rows of at most SHORT_ROW entries (numba_rows.short_rows)
-                G = y[i] * short_dot(X, i, w) - 1.0
             else:
                 G = y[i] * dense_dot(X, i, w) - 1.0
             ai = a[i]
@@ -329,7 +328,6 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
         self.round = compiled_round.of(self.resolved_backend)
         self.restore = compiled_restore.of(self.resolved_backend)
         self.rows = kernel_rows(self.X, self.csr)
-        self.short = short_rows(self.X)
         self.use_screening = bool(self.config.screening)
         if self.use_screening:
             self.apply_screen = compiled_apply_screen.of(self.resolved_backend)
@@ -392,7 +390,7 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
         old_max, old_min = (st.pg_max, st.pg_min) if self.shrinking else (np.inf, -np.inf)
         sums = np.array([a.sum(), w @ w])   # exact at the start of every round
         active, pg_max, pg_min, pg_range, epochs, visits, converged, estimate = self.round(
-            *self.rows, self.short, self.y, self.box, self.qii, a, w, index, st.active, old_max, old_min, seed,
+            *self.rows, self.y, self.box, self.qii, a, w, index, st.active, old_max, old_min, seed,
             st.eps_pg, self.budget, self.shrinking, sums, st.gap_target)
         nxt = DualCDState(t=st.t + 1, a=a, w=w, index=index, seed=seed, active=int(active), tol=st.tol,
                           pg_max=float(pg_max), pg_min=float(pg_min), pg_range=float(pg_range),
