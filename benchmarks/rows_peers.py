@@ -125,14 +125,15 @@ def one(target, spec: ProblemSpec, X, y, C, bias, cfg) -> dict:
     gap = Gap(spec(), float(ya.certificate["dual"]))
     coordinate = "dual-cd-bias" if bias else "dual-cd"
     names = ["auto", *[c.name for c in mk.cards("SoftMarginSVM", "interior-point")], coordinate]
-    outs = mk.race(spec, list(dict.fromkeys(names)), tol, lambda r: gap(r.w, r.b), cfg.method_cap, cfg.repeats)
+    outs = mk.race(spec, list(dict.fromkeys(names)), tol, lambda r: gap(r.w, r.b), cfg.method_cap, cfg.repeats,
+                   judged=True)
     ours = outs[0]
     chosen = ours.result.info.get("chosen", {}) if ours.result is not None else {}
     cvx = cvxpy_solvers.race(spec, lambda m: gap(m["w"], m["b"]), 1, cap, ("CLARABEL",))
     for o in cvx:   # Clarabel's default accuracy is 1e-8: an answer above the row's gap is not counted as reaching it
         if o.times and (o.accuracy is None or o.accuracy > tol):
             o.capped, o.status = True, f"did not reach {tol:g}"
-    others = [peers.run(p, X, y, C, bias, gap, tol, cap) for p in peers.PEERS]
+    others = [peers.run(p, X, y, C, bias, gap, tol, cap, cfg.repeats) for p in peers.PEERS]
     best = fastest(cvx + others)
     raced = [o for o in cvx + others if o.status != "skipped"]
     if not np.isfinite(ours.time):

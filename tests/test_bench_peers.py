@@ -47,6 +47,14 @@ def test_libsvm_is_judged_by_the_certified_gap_and_agrees_with_certify():
     assert abs(ref - out.accuracy) <= 1e-6 * max(1.0, abs(ref))
 
 
+def test_a_peer_that_reaches_the_gap_is_timed_repeats_times_and_keeps_its_status():
+    X, y, gap = _instance(True)
+    svc = next(p for p in peers.PEERS if p.label.startswith("libsvm"))
+    out = peers.run(svc, X, y, 1.0, True, gap, 1e-4, cap=30.0, repeats=3)
+    assert out.status == "reached" and not out.capped and len(out.times) == 3
+    assert out.time == float(np.median(out.times))
+
+
 def test_the_raw_instances_are_badly_scaled_and_the_tables_render():
     X, y = raw_dense(500, 20)
     scales = X.std(axis=0)
