@@ -4,7 +4,8 @@ per-iteration cost of a plan (through the plan protocol of ``marginkit.engine.ru
 How things are timed (the same for every row):
 
 * **Wall time** of the user-facing call, the median of ``repeats`` runs; a run longer than :data:`SLOW_SECONDS`
-  is not repeated.
+  is not repeated, and one shorter than :data:`SHORT_SECONDS` is repeated at least :data:`SHORT_REPEATS` times
+  (:func:`repeats_for`).
 * **Side by side**: competitors run interleaved in one session.
 """
 from __future__ import annotations
@@ -17,6 +18,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SLOW_SECONDS = 20.0          # runs longer than this are not repeated
+SHORT_SECONDS = 0.01         # runs shorter than this are repeated at least SHORT_REPEATS times (when repeating)
+SHORT_REPEATS = 7
+
+
+def repeats_for(seconds: float, repeats: int) -> int:
+    """How many runs in all of a competitor whose first run took ``seconds``: ``repeats``, at least
+    :data:`SHORT_REPEATS` under :data:`SHORT_SECONDS` (when ``repeats > 1``), 1 above :data:`SLOW_SECONDS`. The
+    same rule for marginkit's methods and for the peers. Why: on this shared 2-core machine, runs of about 1 ms
+    varied by up to 2x between bench runs (phishing: ``solve("auto")`` 0.82 ms in one run, 1.25 ms in the next,
+    0.65-0.74 ms in isolation; a 2-thread peer 1.2 ms and 2.3 ms), so three runs did not settle a row judged on
+    its worst instance."""
+    if seconds > SLOW_SECONDS:
+        return 1
+    return max(repeats, SHORT_REPEATS) if repeats > 1 and seconds < SHORT_SECONDS else repeats
 
 
 def wall(fn):

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..datasets import subset
-from ..measure import Outcome, SLOW_SECONDS, fastest, wall
+from ..measure import Outcome, fastest, repeats_for, wall
 
 MAX_ITER = 10 ** 7          # a race stops on the certificate or the time cap, not on iterations
 YARDSTICK_CAP = 3.0         # a high-accuracy yardstick run may take this many method caps
@@ -115,9 +115,7 @@ def race(make_problem, names, tol, accuracy_of, cap, repeats, judged: bool = Fal
     if judged and out and out[0].times and out[0] is not win:
         again.append(out[0])
     for o in again:
-        for _ in range(repeats - 1):
-            if o.time > SLOW_SECONDS:
-                break
+        for _ in range(repeats_for(o.time, repeats) - 1):
             t, _res = run_method(make_problem, o.method, cap, tol=tol, max_iter=MAX_ITER, **opts)
             o.times.append(t)
     return out

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..measure import SLOW_SECONDS, Outcome
+from ..measure import Outcome, repeats_for
 
 SETTINGS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8)   # each peer's tol, tightened until the gap is reached
 MAX_ITER = 100_000                                       # epochs / SMO passes (the cap stops a stalled peer first)
@@ -144,11 +144,8 @@ def _child(conn, peer, X, y, C, gap_of, gap, repeats):
             reached = float(gap_of(w, b))
             conn.send(("fit", (tol, t, reached)))
             if reached <= gap:
-                for _ in range(repeats - 1):   # the setting that reached the gap, timed again (median kept)
-                    if t > SLOW_SECONDS:
-                        break
-                    t = fit(tol)[0]
-                    conn.send(("again", t))
+                for _ in range(repeats_for(t, repeats) - 1):   # the setting that reached the gap, timed again
+                    conn.send(("again", fit(tol)[0]))
                 break
         conn.send(("done", None))
     except BaseException as exc:  # noqa: BLE001 - reported in the row
@@ -160,8 +157,8 @@ def _child(conn, peer, X, y, C, gap_of, gap, repeats):
 def run(peer: Peer, X, y, C: float, bias: bool, gap_of, gap: float, cap: float, repeats: int = 1) -> Outcome:
     """``peer`` on ``(X, y, C)``: its settings tightened until ``gap_of(w, b) <= gap``, in a forked child killed
     when its fits have taken ``cap`` seconds (the outcome is then ``capped``: a lower bound on its time). The
-    setting that reaches the gap is fitted ``repeats`` times in all when a fit takes under ``SLOW_SECONDS``
-    (the outcome's time is their median, as for marginkit's judged method)."""
+    setting that reaches the gap is fitted :func:`~benchmarks.measure.repeats_for` times in all (the outcome's
+    time is their median, as for marginkit's judged method)."""
     o = Outcome(label=peer.label, cap=cap)
     # a peer that solves another problem is named as such whether or not it is installed (the table says why)
     why = peer.why if bias not in peer.bias else missing(peer)
