@@ -167,6 +167,39 @@ def test_probe_rule_on_given_gaps():
     assert t(_State(0.5, 1.0 + 1e-7, 1.0, 2)) is False              # certified: the run stops by itself
 
 
+def test_a_gap_that_rises_above_its_best_does_not_stop_the_probe_while_the_best_gap_falls_fast():
+    # the gaps 1 -> 1e-3 (best), then up to 1e-2: the last two checks have no rate, the best gap's does
+    u = _probe(1.0)
+    u(_State(0.08, 2.0, 1.0, 1))
+    u(_State(0.12, 1.001, 1.0, 2))
+    assert u(_State(0.14, 1.01, 1.0, 3)) is False and not u.stopped and len(u.best) == 2 and len(u.checks) == 3
+    # extrapolated from the last check on (0.14 + 0.04): the same rise late in the budget stops it
+    v = _probe(1.0)
+    v(_State(0.08, 2.0, 1.0, 1))
+    v(_State(0.12, 1.001, 1.0, 2))
+    assert v(_State(0.97, 1.01, 1.0, 3)) is True
+    # a slow best gap (1 -> 0.5) and a rise: no rate reaches 1e-6 within T_ipm
+    w = _probe(1.0)
+    w(_State(0.05, 2.0, 1.0, 1))
+    w(_State(0.2, 1.5, 1.0, 2))
+    assert w(_State(0.25, 1.7, 1.0, 3)) is True
+
+
+def test_auto_keeps_dual_cd_bias_whose_gap_rises_and_falls_back():
+    # raw 100,000 x 10 (column scales 10^U(-0.5, 0.5)) with 20 % flipped labels and an offset, the held-out
+    # instance of benchmarks/rows_race.py and benchmarks/auto_choice.py's worst case before the best-gap rate:
+    # dual-cd-bias certifies before T_ipm although its gap rises at some checks
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((100_000, 10)) * 10.0 ** rng.uniform(-0.5, 0.5, size=10)
+    y = np.where(X @ rng.standard_normal(10) >= 0, 1.0, -1.0)
+    y[rng.random(100_000) < 0.2] *= -1.0
+    P = mk.SoftMarginSVM(X, y, C=1.0)
+    assert choose(P)[0] == "ipm"
+    res = P.solve("auto", seed=0, tol=1e-4)
+    assert res.method == "dual-cd-bias" and res.info["chosen"]["probe"]["outcome"] == "optimal: kept"
+    assert res.value == pytest.approx(P.solve("ipm", tol=1e-10).value, rel=1e-4)
+
+
 def test_the_probe_waits_for_the_plans_polish_where_it_fits_in_the_budget():
     from marginkit.plans.raj_bach.gap import DualityGapPlan
     gap_of = lambda st: DualityGapPlan.relative_gap(None, st)   # noqa: E731
