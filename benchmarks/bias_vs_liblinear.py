@@ -27,9 +27,11 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .datasets import FULL, QUICK
+from .datasets import FULL, QUICK, ProblemSpec
 from .measure import repeats_for, wall
+from .rows_peers import Gap
 from .rows_race import held_out
+from .solvers.marginkit_methods import MAX_ITER, run_method
 
 TOL = 1e-4
 YARD_TOL = 1e-8
@@ -64,32 +66,21 @@ def penalised(X):
     return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack([X, ones])
 
 
-def relative_gap(problem, lower, w, b=0.0):
-    f = np.asarray(problem.X @ w).ravel() + b
-    primal = 0.5 * float(w @ w) + float(np.dot(problem.box, np.maximum(0.0, 1.0 - np.asarray(problem.y) * f)))
-    return (primal - lower) / abs(lower)
-
-
 def _timed(run, first):
     """Median seconds of ``run()`` over :func:`repeats_for` runs, ``first`` (seconds) being the first."""
     times = [first] + [run() for _ in range(repeats_for(first, 3) - 1)]
     return float(np.median(times)), len(times)
 
 
-def ours(X, y, lower, method):
-    import marginkit
-
-    def run():
-        prob = marginkit.SoftMarginSVM(X, y, C=1.0, bias=True)
-        t, res = wall(lambda: prob.solve(method, tol=TOL, seed=0, trace=None, max_iter=10 ** 7))
-        return t, res, prob
-    t, res, prob = run()
-    gap = relative_gap(prob, lower, res.w, res.b)
-    seconds, runs = _timed(lambda: run()[0], t)
-    return {"seconds": seconds, "runs": runs, "gap": gap, "status": res.status, "method": res.method}
+def ours(spec, gap_of, method):
+    """``method`` on a fresh problem of ``spec`` each run (the peer rows' ``run_method``), judged by ``gap_of``."""
+    t, res = run_method(spec, method, CAP, tol=TOL, max_iter=MAX_ITER)
+    seconds, runs = _timed(lambda: run_method(spec, method, CAP, tol=TOL, max_iter=MAX_ITER)[0], t)
+    return {"seconds": seconds, "runs": runs, "gap": gap_of(res.w, res.b), "status": res.status,
+            "method": res.method}
 
 
-def liblinear(X, y, problem_p, lower_p):
+def liblinear(X, y, gap_of):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
@@ -104,7 +95,7 @@ def liblinear(X, y, problem_p, lower_p):
     for tol in TOLS:
         t, svc = fit(tol)
         spent += t
-        gap = relative_gap(problem_p, lower_p, np.append(svc.coef_.ravel(), svc.intercept_[0]))
+        gap = gap_of(np.append(svc.coef_.ravel(), svc.intercept_[0]))
         tried[f"{tol:g}"] = {"seconds": round(t, 4), "gap": gap}
         if gap <= TOL:
             seconds, runs = _timed(lambda: fit(tol)[0], t)
@@ -125,13 +116,12 @@ def main(argv=None):
     with threadpool_limits(1):
         marginkit.SoftMarginSVM(*text_like(200, 50, 0.1), C=1.0).solve("dual-cd-bias", max_iter=2)   # compile
         for label, X, y in instances(args.quick):
-            exact = marginkit.SoftMarginSVM(X, y, C=1.0, bias=True)
-            lower_b = float(exact.solve("auto", tol=YARD_TOL, seed=0, trace=None).certificate["dual"])
-            problem_p = marginkit.SoftMarginSVM(penalised(X), y, C=1.0, bias=False)
-            lower_p = float(problem_p.solve("auto", tol=YARD_TOL, seed=0, trace=None).certificate["dual"])
-            rec = {"instance": label, "n": X.shape[0], "d": X.shape[1],
-                   "auto": ours(X, y, lower_b, "auto"), "dual-cd-bias": ours(X, y, lower_b, "dual-cd-bias"),
-                   "liblinear": liblinear(X, y, problem_p, lower_p)}
+            spec = ProblemSpec("SoftMarginSVM", (X, y), {"C": 1.0, "bias": True})
+            exact, penal = spec(), marginkit.SoftMarginSVM(penalised(X), y, C=1.0, bias=False)
+            gap_b, gap_p = (Gap(p, float(p.solve("auto", tol=YARD_TOL, seed=0, trace=None).certificate["dual"]))
+                            for p in (exact, penal))
+            rec = {"instance": label, "n": X.shape[0], "d": X.shape[1], "auto": ours(spec, gap_b, "auto"),
+                   "dual-cd-bias": ours(spec, gap_b, "dual-cd-bias"), "liblinear": liblinear(X, y, gap_p)}
             lib = rec["liblinear"]["seconds"]
             rec["ratio"] = None if lib is None else lib / rec["auto"]["seconds"]
             out.append(rec)

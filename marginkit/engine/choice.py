@@ -10,7 +10,7 @@
   scales: no 1e-2 gap in 120 s). Along a path (``warm=True``) the warm starts divide it by 5 (measured: 20 points of
   a 100,000-row path cost 25 times less than 20 cold solves; the interior-point method starts cold).
   Calibration, one BLAS thread, tol 1e-6 (``dual-cd-bias`` against ``ipm``): breast cancer z-scored 0.025 s /
-  0.005 s (0.0025 s / 0.0052 s since the short-row rounds, ``numba_rows.short_rows``), digits/16 0.25 s / 0.009 s,
+  0.005 s (0.0025 s / 0.0052 s once the compiled rounds stopped calling BLAS on short rows), digits/16 0.25 s / 0.009 s,
   100,000 × 50 Gaussian 0.85 s / 0.96 s.
 * The interior-point method (``ipm``; Ferris & Munson 2003) takes a dozen to a few dozen iterations whatever
   ``κ`` (10 to 22 at 10 % flipped labels, 35 to 58 on separable data; the model counts 20), each one a Gram product
