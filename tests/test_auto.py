@@ -113,6 +113,22 @@ def test_no_probe_with_a_callback_or_without_the_polish_or_on_tiny_problems():
     assert "probe" not in P.solve("auto").info["chosen"]
 
 
+def test_digits_probes_and_keeps_the_coordinate_method():
+    """scikit-learn's digits (1,797 x 64, kappa in the thousands): the model picks ipm, whose estimate (about 16 ms) is
+    above PROBE_MIN, so the coordinate method probes first; it certifies 1e-4 within the budget (2.5-5 ms against
+    ipm's 7-15 ms, one BLAS thread) and is kept, at the optimum ipm finds."""
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    X, y = X.astype(float), np.where(y == 0, 1.0, -1.0)
+    for bias, first in ((False, "dual-cd"), (True, "dual-cd-bias")):
+        P = mk.SoftMarginSVM(X, y, C=1.0, bias=bias)
+        c = choice.costs(P)
+        assert c["ipm"] >= choice.PROBE_MIN and choice.IPM_MARGIN * c["ipm"] < c["cd"]
+        res = P.solve("auto", tol=1e-4, seed=0)
+        assert res.info["chosen"]["probe"]["method"] == first and res.method == first and res.status == "optimal"
+        assert res.value == pytest.approx(P.solve("ipm", tol=1e-10).value, rel=1e-4)
+
+
 def test_small_problems_probe_where_most_rows_are_well_conditioned():
     """z-scored breast cancer: one outlying row makes kappa 422 (ipm by the model, T_ipm under PROBE_MIN), but 90 % of
     the rows have C||x_i||² <= 57: the coordinate method probes first and certifies, with and without the offset.

@@ -63,7 +63,13 @@ overestimates ``ipm`` there by 2-3x: 7-10 iterations where the model counts 20):
 (KEEL segment z-scored with an offset 15.7 -> 2.9 ms, breast cancer z-scored 4.0 -> 0.8 ms, KEEL wisconsin z-scored
 with an offset 4.2 -> 1.2 ms), 3 slower where the probe lost (KEEL segment z-scored without an offset 5.3 -> 14.0 ms,
 KEEL australian z-scored 1.35x), the geometric mean of the times 0.87x; the threshold 20 gave 0.95x with 5 faster
-and none slower. A coordinate run that ends on its budget (``user_limit``: its certified gap stopped shrinking fast
+and none slower. ``PROBE_MIN`` was then lowered from 20 to 10 ms for scikit-learn's digits (1,797 × 64, ``T_ipm``
+16 ms, ``kappa`` 2.3e3 to 5.9e3, where ``dual-cd``/``dual-cd-bias`` certify 1e-4 in 2.4-5 ms and ``ipm`` takes
+7-15 ms): of the 112 problems, 6 changed, digits raw with and without the offset and z-scored with it
+16.9 -> 5.1, 15.3 -> 3.0 and 15.7 -> 2.5 ms, digits z-scored without it 8.2 -> 10.2 ms and KEEL segment raw
+(2,310 × 19) 18.4 -> 19.9 and 15.2 -> 18.7 ms (the probe lost); ``auto`` over the fastest of its own methods,
+geometric mean 1.25 -> 1.18 and worst 6.4x -> 2.8x; on ``benchmarks/auto_choice.py`` no instance changed its choice
+or its probe. A coordinate run that ends on its budget (``user_limit``: its certified gap stopped shrinking fast
 enough) is followed by ``ipm`` where that method applies (``info["chosen"]["fallback"]``). The estimator's
 ``method=None`` probes too when it has no warm start; ``path`` takes the model's choice without a probe (its warm
 starts are per method). Other problems take the first of the estimator's preferred methods that ``methods(problem)``
@@ -224,7 +230,7 @@ def describe_choice(problem) -> str:
 
 
 PROBE_FROM = 0.1    # a probe may stop once its work is this fraction of T_ipm (module docstring)
-PROBE_MIN = 0.02    # seconds: below this T_ipm, no probe (its fixed costs would weigh as much as what it can save)
+PROBE_MIN = 0.01    # seconds: below this T_ipm, no probe (its fixed costs would weigh as much as what it can save)
 PROBE_KAPPA = 60.0  # ... unless the typical row's C_i||x_i||² (typical_kappa) is at most this
 TYPICAL = 0.9       # the quantile of C_i||x_i||² that typical_kappa takes
 
