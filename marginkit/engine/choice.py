@@ -2,16 +2,30 @@
 
 **The cost model** (seconds, a 2-core laptop-class machine; only the ratio matters).
 
-* Dual coordinate ascent (``dual-cd``, ``dual-cd-bias``; Hsieh et al., ICML 2008) costs one pass over the nonzeros
-  per epoch, ``T_cd ≈ E·nnz / 5e8``, and its epochs grow with the conditioning ``κ = max_i C_i ||x_i||²`` (the
-  largest diagonal entry of the dual's Hessian against the unit step of a coordinate): ``E ≈ 30 + 10κ``, twice that
-  with the exact offset (its multiplier loop). On rows of unit norm at ``C = 1`` that is a few dozen epochs; on raw
-  features ``κ`` is in the thousands to millions, and the coordinate methods crawl (20,000 × 100 with gamma column
-  scales: no 1e-2 gap in 120 s). Along a path (``warm=True``) the warm starts divide it by 5 (measured: 20 points of
-  a 100,000-row path cost 25 times less than 20 cold solves; the interior-point method starts cold).
-  Calibration, one BLAS thread, tol 1e-6 (``dual-cd-bias`` against ``ipm``): breast cancer z-scored 0.025 s /
-  0.005 s (0.0025 s / 0.0052 s once the compiled rounds stopped calling BLAS on short rows), digits/16 0.25 s / 0.009 s,
-  100,000 × 50 Gaussian 0.85 s / 0.96 s.
+* Dual coordinate ascent (``dual-cd``, ``dual-cd-bias``; Hsieh et al., ICML 2008) costs one pass over the nonzeros per
+  epoch, ``T_cd ≈ CD_FIXED + E·nnz / CD_EPOCH_RATE`` (``1e9`` nonzeros a second: an epoch with the vectorised row dot,
+  its shrinking and its certificate checks, in full-epoch equivalents), and its epochs grow with the conditioning
+  ``κ = max_i C_i ||x_i||²`` (the largest diagonal entry of the dual's Hessian against the unit step of a coordinate):
+  ``E ≈ 30 + κ + κ²/300``; the exact offset adds ``CD_OFFSET`` (1 ms: its multiplier loop, measured 0.4-1.4 ms on the
+  small sets, where ``dual-cd-bias`` took 2-3 times ``dual-cd``'s 0.2-0.5 ms) and 10-50 % to the epochs at scale
+  (100,000 × 50: 0.44 s against 0.36 s), which ``IPM_MARGIN`` covers. On rows of unit norm at ``C = 1`` that is a few
+  dozen epochs; on raw features ``κ`` is in the thousands to millions, and the coordinate methods crawl (20,000 × 100
+  with gamma column scales: no 1e-2 gap in 120 s without the polish). Along a path (``warm=True``) the warm starts
+  divide it by 5 (measured: 20 points of a 100,000-row path cost 25 times less than 20 cold solves; the interior-point
+  method starts cold). Calibrated (2026-11-28, one BLAS thread, to 1e-4) on 84 instances with and without the offset:
+  the 56 sets of ``benchmarks/small_sets.py``, the 18 of ``benchmarks/auto_choice.py`` and Gaussian 5,000 × 20 to
+  100,000 × 50 (labels independent of X, or classes pushed apart with 2 % flipped). The equivalents
+  ``(T − 0.2 ms)·1e9/nnz`` of the measured ``dual-cd`` runs were 20-200 for ``κ <= 200`` (100,000 × 50, ``κ = 111``:
+  111, ``dual-cd`` 0.56 s against ``ipm``'s 0.74 s), and from ``κ`` about 1,000 on anywhere from ``0.01κ`` (digits,
+  where shrinking leaves few rows) to ``6κ`` (raw KEEL tae, 151 rows); beyond ``κ = 1e4`` the restricted polish keeps
+  them at 1e3-3e4 (1.5e5 on raw wine with the offset). The quadratic term keeps the model on the safe side there: a
+  wrong ``ipm`` costs at most a few times the coordinate method's time (and the probe below recovers most of it), a
+  wrong coordinate method up to 10-50 times ``ipm``'s. The previous model, ``30 + 10κ`` epochs at ``5e8`` nonzeros a
+  second, was 20 times too slow at ``κ`` about 100 and picked ``ipm`` on well-conditioned 100,000 × 50 Gaussian data,
+  where the probe's early rate handed over to it: ``auto`` 0.71-0.92 s against the coordinate method's 0.37-0.60 s. On
+  the 168 problems (``auto`` with its probes, over the faster of ``ipm`` and the coordinate method, each timed alone):
+  geometric mean 1.12 -> 1.08, over 1.3x on 27 -> 17, over 2x on 8 -> 6, worst 2.94x -> 2.56x; the 100,000 × 50
+  Gaussian cases 0.67-0.88 s -> 0.39-0.64 s, within 6 % of the coordinate method.
 * The interior-point method (``ipm``; Ferris & Munson 2003) takes a dozen to a few dozen iterations whatever
   ``κ`` (10 to 22 at 10 % flipped labels, 35 to 58 on separable data; the model counts 20), each one a Gram product
   of ``X`` with a diagonal, a ``d × d`` Cholesky factorisation and about thirty length-n vector operations::
@@ -101,9 +115,12 @@ PREFERRED = {
 IPM_MAX_COLUMNS = 3000
 IPM_MARGIN = 2.0   # ipm only where its estimate is this many times below the coordinate method's
 CD_FIXED = 1e-3   # seconds of a coordinate run's fixed cost (setup, certificates)
+CD_EPOCHS, CD_KAPPA2 = 30.0, 300.0   # the coordinate model's epochs: CD_EPOCHS + κ + κ²/CD_KAPPA2 (module docstring)
+CD_OFFSET = 1e-3   # seconds the exact offset adds to a coordinate run (its multiplier loop; module docstring)
+CD_EPOCH_RATE = 1e9   # nonzeros per second of a coordinate run, in full-epoch equivalents (module docstring)
 IPM_FIXED, IPM_ITERATIONS, IPM_PER_ITERATION = 1e-3, 20, 2e-4   # ipm's setup, iterations, Python work per iteration
 IPM_PER_SAMPLE = 1.0 / 9e6   # seconds per sample and iteration: ipm's length-n vector operations
-CD_RATE = 5e8   # nonzeros a coordinate epoch reads per second (each read twice: a dot product and an axpy)
+CD_RATE = 5e8   # nonzeros per second of a product with X in smo's work model (svm_smo: a certificate is two)
 
 
 def _preferred(problem, listed) -> str:
@@ -147,7 +164,8 @@ def costs(problem, warm: bool = False) -> dict:
     nnz = _nonzeros(X)
     kappa = float(np.max(row_kappas(problem))) if n else 0.0
     bias = bool(getattr(problem, "bias", False))
-    cd = CD_FIXED + (30.0 + 10.0 * kappa) * (2.0 if bias else 1.0) * nnz / CD_RATE / (5.0 if warm else 1.0)
+    epochs = CD_EPOCHS + kappa + kappa * kappa / CD_KAPPA2
+    cd = CD_FIXED + (CD_OFFSET if bias else 0.0) + epochs * nnz / CD_EPOCH_RATE / (5.0 if warm else 1.0)
     return {"kappa": kappa, "nnz": nnz, "cd": cd, "ipm": ipm_seconds(n, d + int(bias), nnz, d)}
 
 
