@@ -39,6 +39,26 @@ def test_well_conditioned_sparse_data_go_to_coordinate_descent_and_fall_back_on_
     assert res.method == "ipm" and "fallback" in res.info["chosen"] and res.status == "optimal"
 
 
+def test_well_conditioned_dense_gaussian_data_go_to_the_coordinate_method_outright():
+    """Standard normal rows, d = 50 (kappa = C·max||x_i||² about 110): the coordinate method certifies 1e-4 faster than
+    ipm at 20,000 to 100,000 rows (measured 0.36-0.62 s against 0.56-0.80 s at 100,000 x 50, one BLAS thread), so the
+    model picks it with and without the offset, no probe; the model of the session before (30 + 10·kappa epochs at 5e8
+    nonzeros a second) picked ipm there. Raw gamma-scaled columns (kappa in the tens of thousands) still go to ipm."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((20_000, 50))
+    y = np.where(rng.random(20_000) < 0.5, 1.0, -1.0)
+    for bias, first in ((False, "dual-cd"), (True, "dual-cd-bias")):
+        P = mk.SoftMarginSVM(X, y, C=1.0, bias=bias)
+        c = costs(P)
+        assert 80 < c["kappa"] < 150 and c["cd"] < choice.IPM_MARGIN * c["ipm"]
+        method, _, probe, _ = choice._decide(P)
+        assert method == first and probe is None
+        old = choice.CD_FIXED + (30 + 10 * c["kappa"]) * (2.0 if bias else 1.0) * c["nnz"] / 5e8
+        assert old > choice.IPM_MARGIN * c["ipm"]   # the previous model's choice: ipm
+    Xr = X[:5_000, :20] * rng.gamma(0.5, 10.0, size=20)
+    assert choose(mk.SoftMarginSVM(Xr, y[:5_000], C=1.0, bias=False))[0] == "ipm"
+
+
 def test_wide_data_and_kernels_keep_the_first_listed_method():
     X, y = _unit_sparse(200, 4000, 0.002)
     assert choose(mk.SoftMarginSVM(X, y, bias=False))[0] == "dual-cd"   # ipm declines above 3000 columns
