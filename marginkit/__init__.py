@@ -5,9 +5,6 @@ first-order iteration plans of five papers, cross-validated against each other.
 built, a family's plans when one of its methods is compiled, scikit-learn and matplotlib when they are used.
 """
 import importlib as _importlib
-import importlib.abc as _abc
-import importlib.util as _util
-import sys as _sys
 
 from .api.certify import certify
 from .api.describe import describe
@@ -28,33 +25,9 @@ __all__ = ["certify", "ProblemError", "MaxMargin", "MinNormFeasibility", "SoftMa
 __version__ = "0.1.0"
 
 
-_LAZY_MODULES = ("datasets", "catalog", "crossval", "estimator", "cli", "core", "engine", "formulations",
-                 "operators", "plans", "reference", "bounds", "testing", "api", "report")
-
-# The user-facing modules live in ``marginkit/api/``; their earlier paths (``marginkit.datasets``,
-# ``marginkit.crossval``, ...) keep working and name the same module objects. ``describe``, ``path`` and ``certify``
-# are not aliased: on the package those names are the functions.
-_MOVED = {f"{__name__}.{m}": f"{__name__}.api.{m}"
-          for m in ("datasets", "crossval", "estimator", "cli", "bounds", "report", "testing")}
-
-
-class _MovedModuleFinder(_abc.MetaPathFinder, _abc.Loader):
-    """``import marginkit.datasets`` gives the module ``marginkit.api.datasets`` (one module, two names)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname not in _MOVED:
-            return None
-        return _util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec):
-        return _importlib.import_module(_MOVED[spec.name])
-
-    def exec_module(self, module):
-        """The module was executed under its own name already."""
-
-
-if not any(isinstance(f, _MovedModuleFinder) for f in _sys.meta_path):
-    _sys.meta_path.append(_MovedModuleFinder())
+# the public modules (each a file of this folder, or a sub-package), imported on first use as ``marginkit.NAME``
+_LAZY_MODULES = ("datasets", "catalog", "testing", "bounds", "plugin", "cli", "api", "core", "engine", "formulations",
+                 "operators", "plans", "reference")
 
 
 def __dir__():

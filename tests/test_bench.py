@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from marginkit import cli
+from marginkit.api import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the benchmark lives in the repository, not the package
 from benchmarks import runner as bench  # noqa: E402
@@ -66,7 +66,7 @@ def test_bench_only_rejects_an_unknown_row(capsys):
 
 
 def test_bench_without_the_repository_benchmark_folder_exits_2_with_one_line(monkeypatch, capsys):
-    from marginkit import cli
+    from marginkit.api import cli
     monkeypatch.setattr(cli, "_bench_runner", lambda: None)
     assert cli.main(["bench", "--quick"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

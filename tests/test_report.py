@@ -113,7 +113,7 @@ def test_cli_compare_plot_writes_the_png_and_leaves_no_pyplot_figure(tmp_path, c
 
 def test_bench_quick_writes_into_a_temporary_directory_by_default(tmp_path, monkeypatch, capsys):
     import tempfile
-    from marginkit import cli
+    from marginkit.api import cli
     runner = cli._bench_runner()
     if runner is None:
         pytest.skip("no benchmarks/ folder next to the package")

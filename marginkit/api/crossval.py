@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.params import Boolean, InstanceOf, Interval, IsCallable, ListOf, check_values
 from ..core.validation import ProblemError
-from ..engine.assemble import reference_gaps
+from ..engine.assemble import contradiction, reference_gaps
 from ..engine.choice import describe_choice as auto_choice
 from ..engine.graph import method_spec, methods as _methods
 from .bounds import bound_columns
@@ -106,15 +106,17 @@ def _gap_history(res, metric: str):
     return (it[ok], g[ok]) if ok.any() else None
 
 
-def verdict(law: tuple, res, metric: str, gap: float, tol: float, agrees: bool) -> tuple[str, float]:
-    """``(note, predicted iterations to tol)`` for one row (see the module docstring)."""
+def verdict(law: tuple, res, metric: str, gap: float, tol: float, agrees: bool,
+            observed: bool = False) -> tuple[str, float]:
+    """``(note, predicted iterations to tol)`` for one row (see the module docstring); ``observed``: ``law`` is the
+    card's ``observed_rate``, seen in experiments but not proven, and the note says so."""
     if agrees:
         return "agrees", float(res.iterations)
     if res.status in ("solver_error", "infeasible", "infeasible_inaccurate", "unbounded") or not np.isfinite(gap):
         return f"disagrees ({res.status})", math.nan
     if not law:
         return "disagrees (no proven rate to compare)", math.nan
-    label, t_end = rate_label(law), float(max(res.iterations, 2))
+    label, t_end = ("observed " if observed else "") + rate_label(law), float(max(res.iterations, 2))
     hist = _gap_history(res, metric)
     consistent, earlier = True, None
     if hist is not None:
@@ -132,7 +134,7 @@ def verdict(law: tuple, res, metric: str, gap: float, tol: float, agrees: bool) 
         return f"disagrees (no decay measured for {label})", math.nan
     n_tol = iterations_to(law, t_end, gap, tol, earlier)
     if not consistent:
-        return f"slower than its proven {label}", n_tol
+        return f"slower than its {'' if observed else 'proven '}{label}", n_tol
     if not math.isfinite(n_tol):
         return f"disagrees (no decay at {label})", n_tol
     return f"consistent with {label}: ~{n_tol:.0e} it. to {tol:g}", n_tol
@@ -212,8 +214,13 @@ def _run(problem, methods, method_options, solver, progress, options, with_bound
         res = problem.solve(m, **opts)
         gaps = _relative_gaps(problem, res, ref)
         tol = card.tolerance
-        agrees = problem.agrees(gaps, res, ref, tol)
-        note, predicted = verdict(card.rate_law, res, metric, gaps.get(metric, np.nan), tol, agrees)
+        why = res.info.get("contradiction") or contradiction(problem, res, ref)
+        agrees = problem.agrees(gaps, res, ref, tol) and why is None
+        law = card.rate_law or card.observed_rate
+        note, predicted = verdict(law, res, metric, gaps.get(metric, np.nan), tol, agrees,
+                                  observed=not card.rate_law and bool(card.observed_rate))
+        if why is not None:
+            note = f"contradicts the reference: {why}"
         rep.rows.append({"method": m, "status": res.status, "iterations": res.iterations,
                          "budget": opts.get("max_iter"), "time": res.time, **gaps, "tolerance": tol,
                          "agrees": agrees, "rate": rate_label(card.rate_law), "predicted_iterations": predicted,

@@ -23,6 +23,12 @@ from ..core.params import Interval, Options, check_values
 from ..core.validation import ProblemError
 from .bundled_sets import RIVER_SETS, keel_classes, keel_names, load_keel, load_river  # noqa: F401 (re-exported)
 
+__all__ = ["A9A_GROUPS", "RIVER_SETS", "SHARD_FORMATS", "TOY_SUPPORT", "TOY_SUPPORT_LABELS", "a9a_like",
+           "breast_cancer", "ellipses_2d", "keel_classes", "keel_names", "load_keel", "load_libsvm", "load_mnist",
+           "load_river", "mnist_ellipsoids", "mnist_pair", "mnist_path", "noisy_labels", "open_shards",
+           "scale_rows_to_unit_ball", "separable_synthetic", "sklearn_digits_pair", "svm_data_model",
+           "toy_four_support_vectors"]
+
 Matrix = np.ndarray | sp.csr_matrix   # a dense array or a CSR matrix (annotations only)
 
 

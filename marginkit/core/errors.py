@@ -7,6 +7,13 @@ class ProblemError(ValueError):
     """Invalid problem data or options. The message names the offending argument."""
 
 
+class PlanError(ProblemError):
+    """A plan (most often one registered from outside marginkit) broke the plan protocol while it ran: a hook returned
+    something of the wrong type or shape, ``stop`` returned a status the loop cannot accept, or the solution claims a
+    form the card does not declare. The message names the hook or the card field to change. A ``ProblemError``, so
+    that no other exception escapes a public call."""
+
+
 class SolverFailure(RuntimeError):
     """A run cannot go on for a reason outside the problem and the method: the dask cluster that holds the data lost
     its scheduler, or its workers failed a task too often. The array backend raises it (never for bad input: that is

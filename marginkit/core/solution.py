@@ -13,7 +13,7 @@ class Solution:
     """A plan's output in the coordinates of the form it ran on (mapped back by the reductions)."""
 
     w: np.ndarray | None
-    b: float = 0.0
+    b: float | None = None       # the offset; None: the plan computes none (0 for a problem without an offset)
     status: str = "user_limit"
     iterations: int = 0
     time: float = 0.0            # the solve (the run loop, or the solver)

@@ -7,11 +7,14 @@ never copied from the plan, so a status or a margin can not claim more than the 
 from __future__ import annotations
 
 import weakref
+from dataclasses import replace
 
 import numpy as np
 
+from ..core.errors import PlanError
 from ..core.kernels import gram
-from ..core.result import Result
+from ..core.result import STATUSES, Result
+from ..core.solution import Solution
 from ..core.validation import ProblemError, check_matrix
 
 
@@ -154,16 +157,106 @@ def _test_error_probe(problem, Xt, yt):
     return error
 
 
+_NO_POINT = ("infeasible", "infeasible_inaccurate", "solver_error")   # statuses whose w is not a classifier
+_CLAIMS = ("optimal", "optimal_inaccurate")   # statuses whose certificate is a gap (infeasibility: a hull proof)
+
+
+def checked_solution(problem, sol, method: str):
+    """``sol`` as the plan of ``method`` returned it for the user's ``problem``, held to what its form allows before a
+    number of the result is computed from it; a :class:`~marginkit.core.errors.PlanError` naming the hook or the card
+    field to change when it breaks the protocol (a plugin's plan, most often): not a
+    :class:`~marginkit.core.solution.Solution`; ``w`` not a vector of the problem's width; a primal ``w`` without dual
+    coefficients for a kernel problem (it solves the linear problem); no offset where the problem asks for a free one;
+    a status outside :data:`~marginkit.core.result.STATUSES`; a NaN in the certificate of an optimal status. A missing
+    offset of a problem without one is 0."""
+    if not isinstance(sol, Solution):
+        raise PlanError(f"method {method!r}: solution(state, status) must return a marginkit Solution; it returned "
+                        f"{type(sol).__name__}")
+    if sol.status not in STATUSES:
+        raise PlanError(f"method {method!r}: the solution's status must be one of {', '.join(STATUSES)}; got "
+                        f"{sol.status!r}")
+    w = sol.w
+    if w is not None:
+        shape = tuple(getattr(w, "shape", np.shape(w)))
+        width = _width(problem)
+        if len(shape) != 1 or (width is not None and shape[0] != width):
+            want = "a 1-D vector" + ("" if width is None else f" of length {width}")
+            raise PlanError(f"method {method!r}: Solution.w must be {want} (the problem's features); solution() "
+                            f"returned shape {shape}")
+        if getattr(problem, "kernel", None) is not None and sol.dual_coef is None:
+            raise PlanError(f"method {method!r} returned a primal w without dual coefficients for a problem with "
+                            f"kernel={problem.kernel!r}: its plan solved the linear problem. A kernel plan returns "
+                            "Solution.dual_coef; a plan on the primal w must not name 'kernel' in its card's admits")
+    offset = bool(getattr(problem, "bias", False)) and problem.form in ("MaxMargin", "SoftMarginSVM")
+    if sol.b is None:
+        if offset and (w is not None or sol.dual_coef is not None) and sol.status not in _NO_POINT:
+            raise PlanError(f"method {method!r} returned no offset for a problem with bias={problem.bias!r}: return "
+                            "Solution(w=..., b=...), or leave 'bias' out of its card's admits (the card then offers "
+                            "the method on problems without an offset only)")
+        sol = replace(sol, b=0.0)
+    if sol.status in _CLAIMS and sol.certificate and method != "cvxpy":
+        bad = sorted(k for k, v in sol.certificate.items()
+                     if isinstance(v, (float, np.floating)) and np.isnan(v))
+        if bad:
+            raise PlanError(f"method {method!r} claims {sol.status!r} with NaN in its certificate ({', '.join(bad)}): "
+                            "a status is only what its certificate proves; return 'user_limit' from stop() (or a "
+                            "finite certificate)")
+    return sol
+
+
+def _width(problem) -> int | None:
+    """The length of the problem's weight vector ``w`` (its number of features), None where the form has no ``X``."""
+    X = getattr(problem, "X", None)
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return int(shape[1])
+    d = getattr(problem, "d", None)
+    return int(d) if isinstance(d, (int, np.integer)) else None
+
+
+ROUNDING = 1e-6   # relative: how far a point may seem better than a certified optimum by rounding alone
+_UNCONSTRAINED = ("SoftMarginSVM", "LogisticRegression")   # forms whose objective no point can bring below the optimum
+
+
+def contradiction(problem, res, ref) -> str | None:
+    """Why ``res`` contradicts the certified reference ``ref`` of ``problem``, or None: a margin above the certified
+    maximum margin, or an objective below the certified minimum of a form without constraints, each by more than
+    rounding (:data:`ROUNDING`, or ten times the reference's own relative gap). Every number of ``res`` is recomputed
+    from its iterate on the user's data, so such a result solved another problem (a kernel or an offset ignored) or
+    the reference is wrong: either way neither may be trusted."""
+    if ref is None or ref.status != "optimal" or res is ref or (res.w is None and res.dual_coef is None):
+        return None
+    rel = (ref.certificate or {}).get("relative_gap", 0.0)
+    slack = max(ROUNDING, 10.0 * float(rel)) if np.isfinite(rel) else ROUNDING
+    if problem.form == "MaxMargin":
+        if np.isfinite(res.margin) and np.isfinite(ref.margin) and res.margin > ref.margin * (1.0 + slack):
+            return (f"its margin {res.margin:.10g} is above the certified maximum margin {ref.margin:.10g} by "
+                    f"{(res.margin - ref.margin) / ref.margin:.3g} (relative)")
+    elif problem.form in _UNCONSTRAINED:
+        if np.isfinite(res.value) and res.value < ref.value - slack * max(1.0, abs(ref.value)):
+            return (f"its objective {res.value:.10g} is below the certified minimum {ref.value:.10g} by "
+                    f"{(ref.value - res.value) / max(1.0, abs(ref.value)):.3g} (relative)")
+    return None
+
+
 def build_result(problem, sol, method: str, form=None) -> Result:
-    """The user's :class:`~marginkit.Result`: every number from ``problem.result_fields`` (recomputed from the iterate);
-    the trace's gap columns filled now if the reference is cached, else when the trace is read after it is (``form``:
-    the problem the method ran on, whose objective the trace's ``objective`` column holds)."""
+    """The user's :class:`~marginkit.Result`: every number from ``problem.result_fields`` (recomputed from the iterate,
+    after :func:`checked_solution`); the trace's gap columns filled now if the reference is cached, else when the trace
+    is read after it is (``form``: the problem the method ran on, whose objective the trace's ``objective`` column
+    holds)."""
+    sol = checked_solution(problem, sol, method)
     fields = dict(status=sol.status, iterations=sol.iterations, time=sol.setup_time + sol.time,
                   setup_time=sol.setup_time, solve_time=sol.time, method=method,
                   trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
     fields.update(problem.result_fields(sol))
     res = Result(**fields)
     res._problem = problem
+    if method != "cvxpy" and res.status != "solver_error":
+        why = contradiction(problem, res, problem.cached_reference())
+        if why is not None:   # better than the certified optimum: a status claims nothing then
+            res.info.update(contradiction=why, message=f"method {method!r} contradicts the certified reference: "
+                            f"{why}", claimed=res.status)
+            res.status = "solver_error"
     if res.trace is not None and len(res.trace):
         fill = gap_filler(problem, getattr(form if form is not None else problem, "sense", "min"))
         if not fill(res.trace):

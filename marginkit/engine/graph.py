@@ -94,7 +94,7 @@ def methods(problem: Problem) -> list[str]:
     """Names of the methods that apply to ``problem`` (directly or through a reduction), the reference first."""
     names = []
     for card, chain in _candidates(problem):
-        ok, _ = card.supports(chain.reduced)
+        ok, _ = card.accepts(chain.reduced)
         if ok and card.name not in names:
             names.append(card.name)
     return sorted(names, key=lambda m: m != "cvxpy")
@@ -108,7 +108,7 @@ def resolve(problem: Problem, method: str) -> tuple[MethodCard, Chain]:
     for card, chain in _candidates(problem):
         if card.name != method:
             continue
-        ok, why = card.supports(chain.reduced)
+        ok, why = card.accepts(chain.reduced)
         if ok:
             return card, chain
         reasons.append(why)

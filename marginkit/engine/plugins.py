@@ -7,8 +7,15 @@ it at run time, and everything that lists or resolves methods (:mod:`.graph`: ``
 :func:`all_cards`. A card is checked when it is added, so that a mistake is reported where it is made and not at
 the first solve: a ``(name, form)`` that already exists (or a name the form already reaches through a reduction), a
 form marginkit does not have, a card that declares nothing it supports (no array kind), a requirement that is not a
-predicate of :data:`~marginkit.engine.registry.CHECKS`, or a target that is not a plan class is a
-:class:`~marginkit.ProblemError` naming the problem.
+predicate of :data:`~marginkit.engine.registry.CHECKS`, a feature in ``admits`` that is not one of
+:data:`~marginkit.engine.registry.FEATURES`, a ``supports`` that is not callable, or a target that is not a plan class
+is a :class:`~marginkit.ProblemError` naming the problem.
+
+**The narrowest form by default.** A card offers its method only on problems without a kernel, an offset or sample
+weights unless its ``admits`` names them (``admits=("bias",)``: the plan returns the offset ``Solution.b``;
+``"kernel"``: the dual coefficients ``Solution.dual_coef``; ``"weights"``: it scales each sample's ``C``), and only
+on NumPy/SciPy data unless its ``arrays`` names more; ``supports(problem) -> (ok, reason)`` states any other
+requirement of its own.
 
 **Entry points.** An installed package declares, in its ``pyproject.toml``::
 
@@ -38,7 +45,7 @@ from ..core.solution import Solution
 from ..core.validation import ProblemError
 from ..core.warmstart import parse_warm_start
 from ..formulations import FORMS
-from .registry import CHECKS, METHODS, REDUCTIONS, VARIANT_KEYS, MethodCard, Theorem
+from .registry import CHECKS, FEATURES, METHODS, REDUCTIONS, VARIANT_KEYS, MethodCard, Theorem
 from .runloop import Budget, IterationPlan
 
 __all__ = ["ENTRY_POINT_GROUP", "Boolean", "Budget", "InstanceOf", "Interval", "IsCallable", "IterationPlan",
@@ -150,17 +157,27 @@ def _check_card(card) -> None:
         if not isinstance(reason, str) or not reason:
             raise ProblemError(f"card.requires of method {name!r}: the reason for {predicate!r} must be the text a "
                                f"user sees when the problem does not meet it; got {reason!r}")
+    admits = getattr(card, "admits", ())
+    if not isinstance(admits, tuple) or not set(admits) <= set(FEATURES):
+        raise ProblemError(f"card.admits of method {name!r} must be a tuple of the features it solves beyond the "
+                           f"narrowest form, from {', '.join(map(repr, FEATURES))}; got {admits!r}")
+    supports = getattr(card, "supports", None)
+    if supports is not None and not callable(supports):
+        raise ProblemError(f"card.supports of method {name!r} must be None or a function problem -> (ok, reason); "
+                           f"got {supports!r:.80}")
     tol = card.tolerance
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
         raise ProblemError(f"card.tolerance of method {name!r} must be a finite number >= 0; got {tol!r}")
     budget = card.budget
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise ProblemError(f"card.budget of method {name!r} must be None or a positive int; got {budget!r}")
-    law = card.rate_law
-    if law != () and not (isinstance(law, tuple) and law and law[0] in RATE_LAWS and len(law) == RATE_LAWS[law[0]]
-                          and all(isinstance(p, (int, float)) and p > 0 for p in law[1:])):
-        raise ProblemError(f"card.rate_law of method {name!r} must be (), ('power', p), ('log', p) or ('linear',) "
-                           f"with p > 0; got {law!r}")
+    for field_name in ("rate_law", "observed_rate"):
+        law = getattr(card, field_name, ())
+        if law != () and not (isinstance(law, tuple) and law and law[0] in RATE_LAWS and
+                              len(law) == RATE_LAWS[law[0]] and all(isinstance(p, (int, float)) and p > 0
+                                                                    for p in law[1:])):
+            raise ProblemError(f"card.{field_name} of method {name!r} must be (), ('power', p), ('log', p) or "
+                               f"('linear',) with p > 0; got {law!r}")
     theorem = getattr(card, "theorem", None)
     if theorem is not None and not isinstance(theorem, Theorem):
         raise ProblemError(f"card.theorem of method {name!r} must be None or a Theorem (the bound marginkit.bounds "

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from importlib import import_module
 
+import numpy as np
+
 from ..core.validation import ProblemError
 
 GRAM_MAX_SAMPLES = 4000   # smo (plans/raj_bach/svm_smo.py) forms the n × n Gram matrix up to this n (122 MiB)
@@ -28,6 +30,20 @@ CHECKS = {
     "p_at_most_2": lambda p: getattr(p, "p", 2.0) <= 2.0,
     "unweighted": lambda p: getattr(p, "sample_weight", None) is None,
     "gram_fits": lambda p: getattr(p, "n", 0) <= GRAM_MAX_SAMPLES,
+}
+
+
+# the features of a problem beyond the narrowest form of its class, each with the predicate that says whether a problem
+# uses it and what a plan must do to handle it; a card handles those it names in ``admits`` and no other: the default,
+# ``admits=()``, is the narrowest form (no kernel, no offset, no sample weights), so that a plan registered without
+# saying more is never offered a problem it would silently solve as another one
+FEATURES = {
+    "kernel": (lambda p: getattr(p, "kernel", None) is not None,
+               "a kernel (kernel=...): the plan returns the dual coefficients, Solution.dual_coef"),
+    "bias": (lambda p: bool(getattr(p, "bias", False)),
+             "an offset (bias=True): the plan returns the offset, Solution.b"),
+    "weights": (lambda p: getattr(p, "sample_weight", None) is not None,
+                "sample weights (sample_weight=...): the plan scales each sample's C"),
 }
 
 
@@ -85,6 +101,9 @@ class MethodCard:
     # the proven rate of the agreement metric as data, for ``cross_validate``'s verdict on a method that does not
     # agree at its budget: ("power", p) for O(t^-p), ("log", p) for O(1/log^p t), ("linear",), or () (none proven)
     rate_law: tuple = ()
+    # a rate seen in experiments but not proven, in rate_law's format: cross_validate's verdict uses it where rate_law
+    # is empty and says "observed" (never "proven") in the note
+    observed_rate: tuple = ()
     requires: tuple = ()
     tags: tuple = field(default=())
     # where the method computes (core/backend): "numpy" (NumPy/SciPy), "array-api" (torch, CuPy,
@@ -96,13 +115,21 @@ class MethodCard:
     variants: tuple = ()
     # the proven bound with explicit constants that ``marginkit.bounds`` checks a run against (a Theorem), or None
     theorem: Theorem | None = None
+    # the features of FEATURES the method handles beyond the narrowest form ("kernel", "bias", "weights"); a problem
+    # that uses another is not offered to it
+    admits: tuple = ()
+    # a requirement of the card's own: ``supports(problem) -> (ok, reason)``, asked after ``arrays``, ``requires``
+    # and ``admits`` hold (a plugin states what no predicate of CHECKS says); None: no more requirements
+    supports: object = None
 
     @property
     def is_reference(self) -> bool:
         return self.name == "cvxpy"
 
-    def supports(self, problem) -> tuple[bool, str]:
-        """``(True, "")`` or ``(False, reason)`` for the first requirement ``problem`` does not meet."""
+    def accepts(self, problem) -> tuple[bool, str]:
+        """``(True, "")`` or ``(False, reason)`` for the first requirement ``problem`` (in the form the method runs on)
+        does not meet: where its arrays live (``arrays``), the predicates of ``requires``, the features of
+        :data:`FEATURES` it uses that ``admits`` does not name, then the card's own ``supports``."""
         backend = getattr(problem, "backend", None)
         if backend is not None and backend.kind not in self.arrays:
             where = {"numpy": "NumPy/SciPy", "array-api": "array-API (torch, CuPy, array-api-strict)",
@@ -113,6 +140,12 @@ class MethodCard:
         for check, reason in self.requires:
             if not CHECKS[check](problem):
                 return False, reason
+        for feature, (uses, what) in FEATURES.items():
+            if feature not in self.admits and uses(problem):
+                return False, (f"{self.name!r} does not declare that it solves problems with {what} (its card's "
+                               f"admits does not name {feature!r}; a plan that does adds it to MethodCard.admits)")
+        if self.supports is not None:
+            return _own_requirement(self, problem)
         return True, ""
 
     def target_for(self, problem=None) -> str:
@@ -139,6 +172,20 @@ class MethodCard:
         for part in qualname.split("."):
             obj = getattr(obj, part)
         return obj
+
+
+def _own_requirement(card: MethodCard, problem) -> tuple[bool, str]:
+    """``card.supports(problem)``, checked: a pair ``(ok, reason)``; anything else, or an exception inside it, is a
+    ``ProblemError`` naming the card's field."""
+    try:
+        answer = card.supports(problem)
+    except Exception as exc:  # noqa: BLE001 -- someone else's code: named, never a raw traceback from deep inside
+        raise ProblemError(f"card.supports of method {card.name!r} raised {type(exc).__name__}: {exc}") from exc
+    if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], (bool, np.bool_))
+            and isinstance(answer[1], str) and (answer[0] or answer[1])):
+        raise ProblemError(f"card.supports of method {card.name!r} must return (True, '') or (False, reason), reason a "
+                           f"non-empty string; it returned {answer!r:.80}")
+    return bool(answer[0]), answer[1]
 
 
 @dataclass(frozen=True)
@@ -180,24 +227,25 @@ UNWEIGHTED = (("unweighted", "this method solves the problem with one C for ever
                              "(use a method listed by methods(problem))"),)
 
 # the bounds that marginkit.bounds evaluates (the papers' statements and the typos resolved: its docstring)
-JST_3_1 = Theorem("Ji, Srebro & Telgarsky (2021), Theorem 3.1(1)", "marginkit.bounds:jst_checks",
-                  "marginkit.bounds:jst_records", ("margin", "R"))
+JST_3_1 = Theorem("Ji, Srebro & Telgarsky (2021), Theorem 3.1(1)", "marginkit.api.bounds:jst_checks",
+                  "marginkit.api.bounds:jst_records", ("margin", "R"))
 AP_5_1 = Theorem("Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.1 (Prop. 5.1, Lemma 5.2)",
-                 "marginkit.bounds:ap_linear_checks", "marginkit.bounds:ap_linear_records",
+                 "marginkit.api.bounds:ap_linear_checks", "marginkit.api.bounds:ap_linear_records",
                  ("margin", "lambda_star", "hoffman_dual", "norm_w"))
 AP_5_2 = Theorem("Apidopoulos, Poggio, Rosasco & Villa (2022), Theorem 5.2 (Lyapunov energy (A.63) from E_1)",
-                 "marginkit.bounds:ap_inertial_checks", "marginkit.bounds:ap_inertial_records",
+                 "marginkit.api.bounds:ap_inertial_checks", "marginkit.api.bounds:ap_inertial_records",
                  ("margin", "lambda_star"))
 RB_8 = Theorem("Raj & Bach (2021), eq. (8) as corrected (APCG of Lin, Lu & Xiao 2015, mu = 0)",
-               "marginkit.bounds:rb_checks", "marginkit.bounds:rb_records", ("w", "duality_gap"))
+               "marginkit.api.bounds:rb_checks", "marginkit.api.bounds:rb_records", ("w", "duality_gap"))
 HV_A_2 = Theorem("Hough & Vavasis (2025), Theorem A.2 with Beck's FISTA rate (Thm 10.34)",
-                 "marginkit.bounds:hv_checks", "marginkit.bounds:hv_records",
+                 "marginkit.api.bounds:hv_checks", "marginkit.api.bounds:hv_records",
                  ("opnorm_A", "L", "v_D", "x_bar_norm", "delta_normalized", "separable"))
 
 def reference(form: str, target: str, arrays: tuple = ("numpy",)) -> MethodCard:
     """The card of the CVXPY reference of ``form`` (``target``: its class)."""
     return MethodCard("cvxpy", form, target, paper="CVXPY reference", algorithm="interior point (Clarabel/ECOS) or SCS",
-                      converges_to="certified optimum", rate="-", tolerance=1e-06, tags=("reference",), arrays=arrays)
+                      converges_to="certified optimum", rate="-", tolerance=1e-06, tags=("reference",), arrays=arrays,
+                      admits=tuple(FEATURES))
 
 
 # the Raj–Bach cards serve two forms: the general intersection of simple sets and, with row constraints,
@@ -243,7 +291,8 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 (eq. 1.1)',
                converges_to='max-margin direction ū',
                rate='margin gap Õ(1/t²) (Thm 3.1)', rate_law=('power', 2.0),
-               tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'accelerated'), arrays=EVERYWHERE,
+               tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, admits=("kernel",),
+               tags=('jst', 'accelerated'), arrays=EVERYWHERE,
                variants=(("kernel", "marginkit.plans.jst.kernel:KernelDualAccelerated"),), theorem=JST_3_1),
     MethodCard('dual-accelerated-stochastic', 'MaxMargin',
                'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
@@ -251,7 +300,7 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 2',
                converges_to='max-margin direction ū',
                rate='theory variant: γ̄ − ε w.p. 1−δ after O(ln n/(γ̄²ε²)) steps (Thm 4.1); momentum variant: no proof',
-               tolerance=0.02, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'stochastic'),
+               tolerance=0.02, requires=DUAL_FORM_HOMOGENEOUS, admits=("kernel",), tags=('jst', 'stochastic'),
                arrays=("numpy", "array-api"),   # dask: one row per step, not a batch method
                variants=(("kernel", "marginkit.plans.jst.kernel:KernelDualAcceleratedStochastic"),)),
     MethodCard('normalized-gd', 'MaxMargin', 'marginkit.plans.jst.dual_acceleration:NormalizedGD',
@@ -271,7 +320,8 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='baseline (Cotter, Shalev-Shwartz & Srebro 2012)',
                converges_to='max-margin direction ū',
                rate='margin gap O(1/√t) (projected subgradient)', rate_law=('power', 0.5),
-               tolerance=0.1, requires=DUAL_FORM_HOMOGENEOUS, tags=('jst', 'baseline'), arrays=EVERYWHERE,
+               tolerance=0.1, requires=DUAL_FORM_HOMOGENEOUS, admits=("kernel",),
+               tags=('jst', 'baseline'), arrays=EVERYWHERE,
                variants=(("kernel", "marginkit.plans.jst.kernel:KernelBatchPerceptron"),)),
     MethodCard('diagonal', 'MaxMargin', 'marginkit.plans.diagonal.diagonal:DiagonalDescent',
                paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
@@ -279,14 +329,16 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0',
                rate='dual gap r_t <= r_0 q^t, linear (Thm 5.1, if λ(0)‖u*‖_∞ <= 1); ‖w_t − w*‖ <= sqrt(2 r_t)',
                rate_law=('linear',),
-               tolerance=0.1, requires=HINGE_DUAL, tags=('hinge', 'diagonal'), arrays=EVERYWHERE, theorem=AP_5_1),
+               tolerance=0.1, requires=HINGE_DUAL, admits=("kernel",),
+               tags=('hinge', 'diagonal'), arrays=EVERYWHERE, theorem=AP_5_1),
     MethodCard('diagonal-inertial', 'MaxMargin', 'marginkit.plans.diagonal.diagonal:InertialDiagonalDescent',
                paper='Apidopoulos, Poggio, Rosasco & Villa (2022)',
                algorithm='Algorithm 2 (eqs. 4.4-4.7), linear or kernel (Remark 4.1)',
                converges_to='hard-margin solution w* (min-norm separator), for any λ_t decreasing to 0',
                rate='‖w_t − w*‖ <= sqrt(2E_1)/(t+α-1), O(1/t) (Thm 5.2: α >= 3, λ(0)‖u*‖_∞ <= 1)',
                rate_law=('power', 1.0),
-               tolerance=0.001, requires=HINGE_DUAL, tags=('hinge', 'diagonal', 'accelerated'), arrays=EVERYWHERE,
+               tolerance=0.001, requires=HINGE_DUAL, admits=("kernel",),
+               tags=('hinge', 'diagonal', 'accelerated'), arrays=EVERYWHERE,
                theorem=AP_5_2),
     MethodCard('homotopic', 'MaxMargin', 'marginkit.plans.homotopic.homotopic:HomotopicSubgradient',
                paper='Molitor, Needell & Ward (2021)',
@@ -298,8 +350,10 @@ METHODS: tuple[MethodCard, ...] = (
                # a documented cap (2,000 steps, ~1 s), not the budget the rate needs: T^(-1/6) needs 10^6 times the
                # steps per decade of accuracy (mnist-0-vs-1 would need ~1e16 steps; the toy sets agree within 3·10^4
                # with λ0 = 2λ*, c = 16, tests/test_homotopic.py; crossval's note states the prediction)
-               tolerance=0.02, budget=2000, requires=PRIMAL_W, tags=('hinge', 'subgradient'), arrays=EVERYWHERE),
+               tolerance=0.02, budget=2000, requires=PRIMAL_W, admits=("bias",),
+               tags=('hinge', 'subgradient'), arrays=EVERYWHERE),
     MethodCard('ipm', 'MaxMargin', 'marginkit.plans.ipm.margin:MaxMarginIPM', **_IPM,
+               admits=("bias",),
                converges_to='hard-margin solution (w*, b*) (with or without bias); non-separable: infeasible with '
                             'the exact hull proof', tolerance=0.0001, tags=('interior-point',)),
     reference('MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY),
@@ -308,14 +362,15 @@ METHODS: tuple[MethodCard, ...] = (
                algorithm='Algorithm 1 with the constant schedule λ_t = 1/C (projected gradient on the dual (4.9))',
                converges_to='soft-margin SVM solution (bias=False), C = 1/λ',
                rate="dual objective O(1/t) (projected gradient, γ <= 1/‖Q‖); linear under Lemma 5.4's error bound",
-               tolerance=0.0001, requires=HINGE_DUAL + UNWEIGHTED, tags=('hinge', 'diagonal'),
+               tolerance=0.0001, requires=HINGE_DUAL + UNWEIGHTED, admits=("kernel",), tags=('hinge', 'diagonal'),
                arrays=EVERYWHERE),
     MethodCard('fista', 'SoftMarginSVM', 'marginkit.plans.hough_vavasis.svm_dual:SoftMarginFista',
                paper='Beck & Teboulle (2009) FISTA on the SVM dual (12); knapsack projection of Hough & Vavasis (2025)',
                algorithm='FISTA with function restart on the dual (12), projection onto Ω (13)–(14) (§2.6)',
                converges_to='the soft-margin SVM optimum (w*, b*) (dual coefficients with a kernel)',
                rate='dual objective O(1/k²) (Beck Thm 10.34); linear with mu > 0 (V-FISTA, of the perturbed problem)',
-               tolerance=1e-06, requires=(), tags=('fista', 'accelerated', 'svm'), arrays=EVERYWHERE),
+               tolerance=1e-06, requires=(), admits=("kernel", "bias", "weights"),
+               tags=('fista', 'accelerated', 'svm'), arrays=EVERYWHERE),
     MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
                paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
                algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = '
@@ -323,7 +378,8 @@ METHODS: tuple[MethodCard, ...] = (
                          'vectors it identifies solved by ipm (Ferris & Munson 2003) once the epochs have paid for it',
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
-               tolerance=0.0001, requires=BOX_DUAL, tags=('coordinate', 'svm'), arrays=("numpy", "dask"),
+               tolerance=0.0001, requires=BOX_DUAL, admits=("weights",),
+               tags=('coordinate', 'svm'), arrays=("numpy", "dask"),
                # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
                variants=(("dask", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),)),
     MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_bias:BiasDualCoordinateDescent',
@@ -338,7 +394,7 @@ METHODS: tuple[MethodCard, ...] = (
                                        "problems only (no kernel)"),
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
-               tags=('coordinate', 'svm')),
+               admits=("bias", "weights"), tags=('coordinate', 'svm')),
     MethodCard('smo', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_smo:PairwiseSMO',
                paper='Platt (1998) SMO; Keerthi et al. (2001) maximal violating pair; Fan, Chen & Lin (2005) '
                      'second-order working-set selection',
@@ -353,8 +409,9 @@ METHODS: tuple[MethodCard, ...] = (
                                   "(use 'dual-cd' without a bias)"),
                          ("gram_fits", "smo forms the n × n Gram matrix, up to n = 4,000 samples: use "
                                        "'dual-cd-bias' or 'ipm' for more")),
-               tags=('coordinate', 'svm')),
+               admits=("bias", "weights"), tags=('coordinate', 'svm')),
     MethodCard('ipm', 'SoftMarginSVM', 'marginkit.plans.ipm.svm:SoftMarginIPM', **_IPM,
+               admits=("bias", "weights"),
                converges_to='soft-margin SVM solution (w*, b*) (with or without bias, sample weights)',
                tolerance=1e-06, tags=('interior-point', 'svm')),
     reference('SoftMarginSVM', 'marginkit.reference.svm:SoftMarginReference', arrays=HOST_COPY),
