@@ -1,15 +1,18 @@
 """The generated pages of the documentation site (run by the ``gen-files`` plugin of ``mkdocs build``).
 
-Nothing here is written by hand twice: the getting-started page is the README, the method tables and each
-method's options come from the registry and the plans' frozen ``Config`` (:func:`marginkit.describe`), the
-statuses table from the README's section (the contract's table), the gallery from the ``experiments/`` directory
-(its scripts' docstrings and the committed figures of ``docs/figures/``), the tutorials from the committed,
-executed notebooks (rendered by ``mkdocs-jupyter`` without running them), the benchmark page from
-``benchmarks/README.md``. Links between repository files are rewritten to the site's pages; a link to a file
-the site does not have becomes plain text (so ``mkdocs build --strict`` has no broken link to report).
+Nothing here is written by hand twice: the getting-started page is the README; the hand-written pages of ``docs/``
+(methods, certificates, performance, ...) are served with their generated blocks filled from the registry and
+``benchmarks/results.json`` (``docs/update_readme.py`` writes the same blocks into the committed pages); the
+methods page gains every method's options, from the plans' frozen ``Config`` (:func:`marginkit.describe`); the
+gallery comes from the ``experiments/`` directory (its scripts' docstrings and the committed figures of
+``docs/figures/``), the tutorials from the committed, executed notebooks (rendered by ``mkdocs-jupyter`` without
+running them), the benchmark page from ``benchmarks/README.md``. Links between repository files are rewritten to the
+site's pages; a link to a file the site does not have becomes plain text (so ``mkdocs build --strict`` has no broken
+link to report).
 """
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import posixpath
 import re
@@ -17,13 +20,23 @@ from pathlib import Path
 
 import mkdocs_gen_files
 
-import marginkit
 from marginkit import describe
 from marginkit.engine.registry import METHODS, REDUCTIONS
-from marginkit.formulations import FORMS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+
+
+def _load_blocks():
+    """``docs/update_readme.py`` as a module (the blocks of the committed pages; importing it writes nothing)."""
+    spec = importlib.util.spec_from_file_location("marginkit_docs_blocks", DOCS / "update_readme.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+blocks = _load_blocks()
+_cell = blocks.cell
 
 # repository path -> site page (the pages copied or generated below)
 PAGES = {
@@ -33,6 +46,11 @@ PAGES = {
     "tutorials/README.md": "tutorials/index.md",
     "docs/ARCHITECTURE.md": "ARCHITECTURE.md",
 }
+# pages of docs/ served as they are (their links are already the site's); every other docs/*.md is written with
+# links between repository files and served through relink() below
+RAW_PAGES = ("ARCHITECTURE.md", "DISTRIBUTED.md", "TRACE.md")
+# source files the site shows elsewhere: repository path -> site page and anchor
+SOURCE_PAGES = {"marginkit/plugin.py": "api.md#marginkit.plugin"}
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
 
 
@@ -40,6 +58,8 @@ def _site_path(repo_path: str) -> str | None:
     """The site page or asset for a repository path, or None when the site does not have it."""
     if repo_path in PAGES:
         return PAGES[repo_path]
+    if repo_path in SOURCE_PAGES:
+        return SOURCE_PAGES[repo_path]
     if repo_path.startswith("docs/") and (ROOT / repo_path).is_file():
         return repo_path[len("docs/"):]
     if repo_path.startswith("tutorials/") and repo_path.endswith(".ipynb") and (ROOT / repo_path).is_file():
@@ -72,41 +92,22 @@ def copy_page(repo_path: str) -> None:
     mkdocs_gen_files.set_edit_path(page, repo_path)
 
 
-def _cell(value) -> str:
-    """Plain text for a table cell: code marks dropped (a code span cannot hold an escaped ``|``), the pipes and
-    stars of the papers' formulas escaped."""
-    text = " ".join(str(value).replace("``", "").replace("`", "").split())
-    return text.replace("|", "&#124;").replace("*", "\\*")
-
-
-def _section(text: str, heading: str) -> str:
-    """The body of the ``## heading`` section of a markdown text (up to the next ``## ``)."""
-    m = re.search(rf"^## {re.escape(heading)}.*?$(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
-    return m.group(1).strip() if m else ""
-
-
 def methods_page() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    out = ["# Problems, methods and statuses", "",
-           "Generated from the registry (`marginkit/engine/registry.py`), the problem classes and the plans' frozen "
-           "configurations; `marginkit.describe(method, problem)` and `marginkit list --method M` show the same "
-           "options.", "", "## Problems", "", "| form | constructor | meaning |", "|---|---|---|"]
-    for form, cls in sorted(FORMS.items()):
-        if not hasattr(marginkit, cls.__name__):
-            continue   # internal forms (reached by a reduction only)
-        sig = str(inspect.signature(cls)).replace(" -> None", "")
-        doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
-        out.append(f"| `{form}` | {_cell(cls.__name__ + sig)} | {_cell(doc)} |")
-    out += ["", "## Statuses", "", relink(_section(readme, "Statuses"), "README.md", "methods.md"), "",
-            "## Methods", "",
-            "| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
-            "|---|---|---|---|---|---|---|"]
+    """docs/methods.md with its blocks filled (the method table linking each method to its options, the reductions
+    with their meaning), then the options of every method and the run options."""
+    table = ["| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
+             "|---|---|---|---|---|---|---|"]
     for c in sorted(METHODS, key=lambda c: (c.form, c.name)):
-        out.append(f"| {c.form} | [`{c.name}`](#{_anchor(c.name, c.form)}) | {_cell(c.paper)} | {_cell(c.algorithm)} | "
-                   f"{_cell(c.converges_to)} | {_cell(c.rate)} | {c.tolerance:g} |")
-    out += ["", "Reductions (a method of the target form also solves the source form):", ""]
-    out += [f"- `{r.source}` → `{r.target}`" for r in REDUCTIONS]
-    out += ["", "## Options of each method", ""]
+        table.append(f"| {c.form} | [`{c.name}`](#{_anchor(c.name, c.form)}) | {_cell(c.paper)} | "
+                     f"{_cell(c.algorithm)} | {_cell(c.converges_to)} | {_cell(c.rate)} | {c.tolerance:g} |")
+    table += ["", "Reductions (a method of the target form also solves the source form):", ""]
+    for r in REDUCTIONS:
+        meaning = " ".join((inspect.getdoc(type(r)) or "").split("\n\n")[0].split())
+        table.append(f"- `{r.source}` → `{r.target}`" + (f": {meaning}" if meaning else ""))
+    text = blocks.filled("docs/methods.md", methods="\n".join(table))
+    out = [relink(text, "docs/methods.md", "methods.md").rstrip(), "", "## Options of each method", "",
+           "Generated from the plans' frozen configurations; `marginkit.describe(method, problem)` and "
+           "`marginkit list --method M` show the same options.", ""]
     for c in sorted(METHODS, key=lambda c: (c.form, c.name)):
         d = describe(c.name, c.form)
         out += [f"### {c.name} on {c.form} {{#{_anchor(c.name, c.form)}}}", ""]
@@ -130,6 +131,19 @@ def methods_page() -> str:
     out += [f"| {_cell(o.name)} | {_cell(repr(o.default)) if o.name not in ('max_iter', 'tol') else 'per method'} | "
             f"{_cell(o.accepts)} | {_cell(o.meaning)} |" for o in run.run_options]
     return "\n".join(out) + "\n"
+
+
+def hand_pages() -> None:
+    """Every hand-written page of docs/ but the raw ones: its generated blocks filled, its links relinked."""
+    for path in sorted(DOCS.glob("*.md")):
+        if path.name in RAW_PAGES:
+            continue
+        repo_path = f"docs/{path.name}"
+        text = methods_page() if path.name == "methods.md" else relink(blocks.filled(repo_path), repo_path,
+                                                                             path.name)
+        with mkdocs_gen_files.open(path.name, "w") as f:
+            f.write(text)
+        mkdocs_gen_files.set_edit_path(path.name, repo_path)
 
 
 def _anchor(name: str, form: str) -> str:
@@ -227,11 +241,13 @@ API = {
     "Certifying, comparing, paths": ["certify", "path", "api.validation.certify_validation",
                                      "api.crossval.cross_validate", "api.report.Report"],
     "scikit-learn": ["api.estimator.MarginClassifier", "api.onnx.to_onnx", "api.onnx.register_onnx_converter"],
-    "Your own methods": ["register_method", "unregister_method", "engine.registry.MethodCard",
+    "Your own methods": ["plugin", "register_method", "unregister_method", "engine.registry.MethodCard",
                          "api.testing.check_plan"],
     "Data": ["api.datasets", "api.bundled_sets"],
     "Errors and warnings": ["ProblemError", "plans.common.numba_rows.PerformanceWarning"],
 }
+# modules shown by their docstring alone (their public names are re-exports, documented where they are defined)
+DOCSTRING_ONLY = {"plugin"}
 
 
 def api_page() -> str:
@@ -242,7 +258,9 @@ def api_page() -> str:
         for name in names:
             if "." in name and not _exists(name):
                 continue   # moved or not written yet: the page lists what exists
-            out += [f"::: marginkit.{name}", ""]
+            out += [f"::: marginkit.{name}"]
+            out += ["    options:", "      members: false"] if name in DOCSTRING_ONLY else []
+            out.append("")
     return "\n".join(out)
 
 
@@ -258,8 +276,7 @@ def _exists(dotted: str) -> bool:
 for repo_path in PAGES:
     if (ROOT / repo_path).is_file() and repo_path != "docs/ARCHITECTURE.md":
         copy_page(repo_path)
-with mkdocs_gen_files.open("methods.md", "w") as f:
-    f.write(methods_page())
+hand_pages()
 with mkdocs_gen_files.open("api.md", "w") as f:
     f.write(api_page())
 gallery()

@@ -56,8 +56,8 @@ def _files_beside_the_package():
 
 def test_the_rest_of_the_repository_has_files_to_check():
     names = {p.relative_to(ROOT).as_posix() for p in _files_beside_the_package()}
-    assert {"README.md", "tutorials/README.md", "docs/TRACE.md", "tests/conftest.py", "experiments/raj_bach.py",
-            "tutorials/sources/nb04_geometry_of_lp_min_norm.py", "benchmarks/runner.py",
+    assert {"README.md", "tutorials/README.md", "docs/TRACE.md", "docs/methods.md", "tests/conftest.py",
+            "experiments/raj_bach.py", "tutorials/sources/nb04_geometry_of_lp_min_norm.py", "benchmarks/runner.py",
             "problems/raj_bach_data.py"} <= names
     assert "tests/test_no_outside_references.py" not in names
 

@@ -149,7 +149,7 @@ class Problem:
 
     @classmethod
     def agreement_label(cls, tol: float) -> str:
-        """How the README's method table states a method's documented agreement."""
+        """How the method table (docs/methods.md) states a method's documented agreement."""
         return f"{tol:g}"
 
     def cached_constants(self) -> dict[str, Any] | None:
