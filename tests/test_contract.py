@@ -2,12 +2,14 @@
 run over EVERY first-order method marginkit lists: the registry's, and those added by ``register_method`` or an
 installed plugin. A new family is tested by adding its cards to the registry.
 
-What every plan owes: a frozen configuration whose declared constraints reject bad values with ``ProblemError``;
-unknown options rejected; a plan nothing writes to (the run loop included); ``iterate()`` and ``run()`` going
-through the same iterates for a seed; a warm start accepted; no NaN on an easy instance; ``optimal`` only with a
-certificate that holds against the CVXPY reference; the user's arrays untouched; the same run whatever the trace
-records. The checks themselves are :mod:`marginkit.testing` (``check_plan`` holds someone else's plan to the same
-obligations); each test here runs one of them on one card.
+What every plan owes: a frozen configuration whose declared constraints (defaults included) reject bad values with
+``ProblemError``; unknown options rejected; hooks that each return what the protocol says (called one by one); a plan
+nothing writes to (the run loop included); ``iterate()`` and ``run()`` going through the same iterates for a seed; a
+warm start accepted; no NaN over the plan's default budget, on the instance and on every variant its card admits
+(sparse, array API, dask, offset, kernel, weights); ``time_limit`` kept; ``optimal`` only with a certificate that
+holds against the CVXPY reference, and never better than it; the user's arrays untouched; the same run whatever the
+trace records; a resumed run equal to the uninterrupted one. The checks themselves are :mod:`marginkit.testing`
+(``check_plan`` holds someone else's plan to the same obligations); each test here runs one of them on one card.
 """
 from pathlib import Path
 
@@ -107,8 +109,43 @@ def test_every_parameter_declares_its_constraints(card, instances):
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_every_default_is_accepted_by_its_own_declaration(card, instances):
+    check("declared-defaults", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
 def test_an_unknown_option_is_a_problem_error_listing_the_valid_ones(card, instances):
     check("unknown-option", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_init_returns_a_finite_state(card, instances):
+    check("hook-init", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_step_returns_a_state_of_the_same_structure(card, instances):
+    check("hook-step", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_measure_returns_a_dict_of_numbers(card, instances):
+    check("hook-measure", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_stop_returns_none_or_a_status_its_certificate_proves(card, instances):
+    check("hook-stop", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_snapshot_returns_none_or_a_vector(card, instances):
+    check("hook-snapshot", card, instances)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_solution_returns_a_solution_that_fits_the_form(card, instances):
+    check("hook-solution", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)
@@ -131,6 +168,11 @@ def test_no_nan_on_an_easy_instance_and_the_users_arrays_are_untouched(card, ins
     _, arrays, copies = check("finite-and-untouched", card, instances)
     for a, c in zip(arrays, copies):   # also against the copies taken before any test of the module ran
         np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("card", CARDS, ids=IDS)
+def test_a_time_limit_is_kept_setup_and_init_included(card, instances):
+    check("time-limit", card, instances)
 
 
 @pytest.mark.parametrize("card", CARDS, ids=IDS)

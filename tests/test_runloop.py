@@ -1,11 +1,14 @@
 """The one run loop: budgets, callback, verbose log, trace schedule, warm start, stepping."""
 import io
 import contextlib
+import time
 
 import numpy as np
 import pytest
 
 import marginkit as mk
+from marginkit.core.errors import PlanError
+from marginkit.plans.jst.dual_acceleration import NormalizedGD
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +115,52 @@ def test_test_set_adds_test_error_to_trace_and_info(digits01):
     assert err[0] >= 0.4  # w_0 = 0 predicts one class only
     with pytest.raises(mk.ProblemError, match="test_set"):
         P.solve("dual-accelerated", max_iter=5, test_set=(X[:3, :5], y[:3]))
+
+
+# what the hooks return is checked where it arrives (engine/protocol.py): a PlanError naming the hook ----------------
+class _StopsWith(NormalizedGD):
+    answer = None
+
+    def stop(self, state, budget):
+        return self.answer if state.t >= 2 else None
+
+
+@pytest.mark.parametrize("answer, says", [
+    (False, "return None to go on (not False)"),
+    ("user_limit", "the budgets are the loop's"),
+    ("done", "'done' is no status"),
+])
+def test_stop_returning_what_is_no_status_is_a_plan_error_naming_stop(problem, answer, says):
+    plan_class = type("StopsWith", (_StopsWith,), {"answer": answer})
+    with pytest.raises(PlanError, match=r"StopsWith\.stop\(state, budget\) returned") as failure:
+        plan_class.compile(problem, {}).run(max_iter=10, seed=0)
+    message = str(failure.value)
+    assert "at iteration 2" in message and says in message, message
+
+
+def test_measure_returning_a_tuple_is_a_plan_error_naming_measure(problem):
+    class MeasuresATuple(NormalizedGD):
+        def measure(self, state):
+            return tuple(super().measure(state).values())
+    with pytest.raises(PlanError, match=r"MeasuresATuple\.measure\(state\) returned tuple") as failure:
+        MeasuresATuple.compile(problem, {}).run(max_iter=10, seed=0)
+    assert "must return a dict of metric names to numbers" in str(failure.value)
+
+
+def test_a_measure_value_that_is_not_a_number_is_a_plan_error_naming_it(problem):
+    class MeasuresAVector(NormalizedGD):
+        def measure(self, state):
+            return {**super().measure(state), "w": state.w}
+    with pytest.raises(PlanError, match=r"returned a dict whose 'w' is ndarray"):
+        MeasuresAVector.compile(problem, {}).run(max_iter=10, seed=0)
+
+
+def test_an_init_that_outlasts_time_limit_ends_the_run_at_iteration_0_and_says_so(problem):
+    class SlowInit(NormalizedGD):
+        def init(self, rng, warm_start, budget):
+            time.sleep(0.3)
+            return super().init(rng, warm_start, budget)
+    res = SlowInit.compile(problem, {}).run(max_iter=10**6, tol=0, time_limit=0.1)
+    assert res.status == "user_limit" and res.iterations == 0
+    assert res.info["stopped_by"] == "time_limit"
+    assert "init" in res.info["message"] and "time_limit=0.1" in res.info["message"], res.info["message"]

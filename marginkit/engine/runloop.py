@@ -12,7 +12,8 @@ A plan is a small object with
 Everything else exists here exactly once: the options (:mod:`.options`, declared once and checked at compile time),
 the loop (:func:`run_loop`), what it observes (:mod:`.recorder`: trace, log, paused time) and the non-finite guard
 (:mod:`.guard`). ``measure`` and ``stop`` only read the state; a plan whose trace and stop test share a costly
-certificate declares a keyword ``memo`` in them and gets the loop's :class:`Memo`, the one cache of the run.
+certificate declares a keyword ``memo`` in them and gets the loop's :class:`Memo`, the one cache of the run. Hooks'
+answers are checked where they arrive (:mod:`.protocol`); ``time_limit`` covers ``setup`` and ``init`` too.
 """
 from __future__ import annotations
 
@@ -29,10 +30,10 @@ from ..core.params import Interval, check_value, field_set, make_config
 from ..core.solution import Solution
 from .assemble import build_result, fill_test_error
 from .guard import Guard, all_finite, device_finite
-from .checkpoint import SAVED_OPTIONS, Checkpointer, deferred_interrupt
+from .checkpoint import SAVED_OPTIONS, Checkpointer, deferred_interrupt, resumed_options
 from .checkpoint import load as load_checkpoint
-from .checkpoint import resumed_options
 from .options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions, make_rng, run_options
+from .protocol import PLAN_STATUSES, checked_measure, stop_error
 from .recorder import Recorder, on_geometric_schedule, record_schedule
 
 __all__ = ["Budget", "IterationPlan", "Memo", "memoized", "RUN_OPTIONS", "RUN_OPTION_DOCS", "RunOptions", "make_rng",
@@ -103,7 +104,6 @@ def _callback_stops(callback, state) -> bool:
     """Whether ``callback(state)`` asks the loop to stop; an answer other than True/False/None (an array, say, whose
     truth is ambiguous) is a user's mistake, named as such rather than left to a raw ``ValueError``."""
     answer = callback(state)
-    import numpy as np
     if answer is None or isinstance(answer, (bool, np.bool_)) or \
             (getattr(answer, "shape", None) == () and "bool" in str(getattr(answer, "dtype", ""))):
         return bool(answer)   # a 0-d boolean array of any backend has one truth value
@@ -148,7 +148,8 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
     budget = Budget(max_iter, opts.tol, time_limit)
     memo = Memo()
     stop = _with_memo(plan.stop, memo)
-    recorder = Recorder(plan, opts, _with_memo(plan.measure, memo), _with_memo(plan.snapshot, memo))
+    recorder = Recorder(plan, opts, checked_measure(_with_memo(plan.measure, memo), plan.measure),
+                        _with_memo(plan.snapshot, memo))
     saver = None if opts.checkpoint is None else Checkpointer(plan, opts.checkpoint, opts.checkpoint_every)
     predictions = None if opts.stop_when is None else PredictionStop(plan, opts.X_certify)
 
@@ -159,7 +160,12 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
         if resumed is None:
             clock = Clock(start if begin is None else min(begin, start), time_limit)
             state = plan.init(make_rng(opts.seed), opts.warm_start, budget)
-            clock.stepped(_time.perf_counter() - start)   # the first estimate of a step: init's products with the data
+            now = _time.perf_counter()
+            clock.stepped(now - start)   # the first estimate of a step: init's products with the data
+            if clock.deadline is not None and now > clock.deadline:   # setup and init alone spent the budget
+                status, timed_out = "user_limit", True
+                message = (f"setup ({getattr(plan, 'setup_time', 0.0):.3g} s) and init ({now - start:.3g} s) took "
+                           f"longer than time_limit={time_limit:g} s: the run stopped before its first iteration")
         else:
             start -= resumed["elapsed"]   # the reported time and time_limit count the time before the interruption
             clock = Clock(start if begin is None else min(begin, start), time_limit)
@@ -239,16 +245,13 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
         return _lost(exc, t, state, recorder, start)
     sol.iterations, sol.time, sol.trace = t, elapsed, trace
     sol.setup_time = float(getattr(plan, "setup_time", 0.0))
-    if message is not None:
-        sol.info = {**sol.info, "message": message}
-    if timed_out:   # which budget ended the run (the clock stops it a predicted iteration early)
-        sol.info = {**sol.info, "stopped_by": "time_limit"}
-    if predictions is not None and predictions.fired:
-        sol.info = {**sol.info, "stopped_by": "predictions"}
-    if resumed is not None:
-        sol.info = {**sol.info, "resumed_at": int(resumed["t"])}
-    if saver is not None and saver.failed:
-        sol.info = {**sol.info, "checkpoint_error": saver.failed}
+    # which budget ended the run (the clock stops it a predicted iteration early), and what else the run says
+    stopped_by = "predictions" if predictions is not None and predictions.fired else "time_limit" if timed_out else None
+    extra = {"message": message, "stopped_by": stopped_by, "resumed_at": None if resumed is None else int(resumed["t"]),
+             "checkpoint_error": None if saver is None else saver.failed}
+    extra = {k: v for k, v in extra.items() if v is not None}
+    if extra:
+        sol.info = {**sol.info, **extra}
     if saver is not None and saver.interrupted:   # Ctrl-C during the last iteration: saved with its result
         raise KeyboardInterrupt
     return sol
@@ -326,6 +329,8 @@ def _observe_and_check(t, state, start, check_every, recorder, clock, guard, mem
             memo.advance()
         return "guard", last, t, message
     status = stop(state, budget)
+    if status is not None and (not isinstance(status, str) or status not in PLAN_STATUSES):
+        raise stop_error(stop, status, t)
     clock.check = _time.perf_counter() - tc
     return status
 
