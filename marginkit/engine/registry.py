@@ -271,6 +271,17 @@ _RB_MIRROR = MethodCard(
     rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
     tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic'))
 _ON_DASK = ("numpy", "dask")
+
+
+def cocoa_margin_form(problem) -> tuple[bool, str]:
+    """What the dask variant of the Dykstra cards (CoCoA+ over row chunks) solves: ``p = 2`` margin constraints
+    without sample weights (its blocks' updates add up only where ``θ(λ)`` is linear in ``λ``); NumPy data: any."""
+    if _array_kind(problem) != "dask":
+        return True, ""
+    if float(getattr(problem, "p", 2.0)) != 2.0 or getattr(problem, "constraint", "margin") != "margin":
+        return False, ("on dask data the Dykstra methods run CoCoA+ (Ma et al. 2015), which needs p = 2 and margin "
+                       "constraints: use p=2, or X.compute() for the NumPy plan")
+    return True, ""
 # the interior-point cards (one plan family on two forms): d × d normal equations, NumPy/SciPy data
 _IPM = dict(paper='Ferris & Munson (2003); Gertz & Wright (2003, OOQP); Mehrotra (1992)',
             algorithm='primal–dual interior point, Mehrotra predictor–corrector; normal equations I + XᵀDX '
@@ -443,9 +454,9 @@ METHODS: tuple[MethodCard, ...] = (
     reference('PerturbedSVMPrimal', 'marginkit.reference.conic:PerturbedSVMPrimalReference'),
     _RB_DYKSTRA, _RB_ACCELERATED, _RB_MIRROR,
     reference('ProjectionOntoIntersection', 'marginkit.reference.intersection:IntersectionReference'),
-    replace(_RB_DYKSTRA, form='MinNormFeasibility', arrays=_ON_DASK,
+    replace(_RB_DYKSTRA, form='MinNormFeasibility', arrays=_ON_DASK, supports=cocoa_margin_form,
             variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra"),)),
-    replace(_RB_ACCELERATED, form='MinNormFeasibility', arrays=_ON_DASK,
+    replace(_RB_ACCELERATED, form='MinNormFeasibility', arrays=_ON_DASK, supports=cocoa_margin_form,
             converges_to='the min-ψ feasible point θ* (returns θ(v_t))',
             rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²] (eq. 8, corrected)',
             variants=(("dask", "marginkit.plans.raj_bach.cocoa_margin:CoCoAAcceleratedDykstra"),)),
