@@ -32,6 +32,7 @@ from .assemble import build_result, fill_test_error
 from .guard import Guard, all_finite, device_finite
 from .checkpoint import SAVED_OPTIONS, Checkpointer, deferred_interrupt, resumed_options
 from .checkpoint import load as load_checkpoint
+from .predictions import PredictionStop, check_prediction_stop
 from .options import RUN_OPTION_DOCS, RUN_OPTIONS, RunOptions, make_rng, run_options
 from .protocol import PLAN_STATUSES, checked_measure, stop_error
 from .recorder import Recorder, on_geometric_schedule, record_schedule
@@ -205,7 +206,7 @@ def run_loop(plan, opts: RunOptions, begin: float | None = None, resumed: dict |
                                             trace=recorder.trace, info={"message": message})
                         status = "solver_error"
                     if status is None and predictions is not None and predictions.due(t, check_every) and \
-                            predictions(state, memo):
+                            predictions(state, _with_memo(plan.solution, memo)):
                         status = "user_limit"
                     if status is not None:
                         break
@@ -272,43 +273,6 @@ def _lost(exc: SolverFailure, t: int, state, recorder, start: float) -> Solution
         info["last_iterate"] = last
     return Solution(w=None, status="solver_error", iterations=t, time=_time.perf_counter() - start - recorder.paused,
                     setup_time=float(getattr(recorder.plan, "setup_time", 0.0)), trace=recorder.trace, info=info)
-
-
-class PredictionStop:
-    """``stop_when="predictions"``: whether every prediction on ``X_certify`` is proven to be the exact optimum's at
-    the current iterate (:meth:`marginkit.Result.predict` with ``certified=True``: the duality gap's ball). Asked at
-    checks on the geometric schedule (a function of ``t`` only, so neither the trace nor a resume changes the stop),
-    with the certificate the stop rule has just computed (the loop's memo)."""
-
-    def __init__(self, plan, X_certify):
-        self.plan, self.fired = plan, False
-        self.X = check_prediction_stop(plan.origin, X_certify)
-
-    def due(self, t: int, check_every: int) -> bool:
-        return t % check_every == 0 and on_geometric_schedule(t)
-
-    def __call__(self, state, memo) -> bool:
-        plan = self.plan
-        sol = _with_memo(plan.solution, memo)(state, "user_limit")
-        sol = plan.chain.invert(sol) if plan.chain is not None else sol
-        res = build_result(plan.origin, sol, plan.method, form=plan.form)
-        if res.w is None and res.dual_coef is None:
-            return False
-        _, lo, hi = res._decision_interval(self.X)
-        self.fired = bool(np.all((lo > 0) | (hi < 0)))
-        return self.fired
-
-
-def check_prediction_stop(problem, X_certify):
-    """``X_certify`` checked for ``problem`` (``ProblemError`` naming it): a soft-margin SVM's points of its width."""
-    from ..core.validation import ProblemError, check_matrix
-    if getattr(problem, "form", "") != "SoftMarginSVM":
-        raise ProblemError("stop_when='predictions' is proven for SoftMarginSVM problems (the duality gap bounds "
-                           f"||w - w*||); got {type(problem).__name__}")
-    X = check_matrix(X_certify, "X_certify")
-    if X.shape[1] != problem.X.shape[1]:
-        raise ProblemError(f"X_certify has {X.shape[1]} columns; the problem's X has {problem.X.shape[1]}")
-    return X
 
 
 def _observe_and_check(t, state, start, check_every, recorder, clock, guard, memo, stop, budget):
@@ -412,6 +376,12 @@ class IterationPlan:
         """Check ``options`` against ``Config`` (unknown names, declared constraints) and build the frozen plan."""
         config = make_config(cls.Config, method or cls.name, options, RUN_OPTIONS)
         return cls(form, config, method=method, **binding)
+
+    def __getstate__(self):   # pickle and deepcopy: the read-only view of the run options is kept as a dict
+        return {**self.__dict__, "run_defaults": dict(self.run_defaults)}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, run_defaults=MappingProxyType(state["run_defaults"]))
 
     def __setattr__(self, key, value):
         if self.__dict__.get("_frozen", False):

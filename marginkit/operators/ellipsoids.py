@@ -43,7 +43,7 @@ class ESPOperator:
 
     def __init__(self, problem):
         self.bk = bk = getattr(problem, "backend", NUMPY)
-        self.xp = xp = bk.xp
+        xp = bk.xp
         self.diagonal = problem.diagonal
         raw = (problem.centers_c, problem.shapes_c, problem.centers_d, problem.shapes_d)
         tops = bk.floats(xp.max(xp.linalg.vector_norm(raw[0], axis=1)), _top_spectral_norm(raw[1], self.diagonal, xp),
@@ -57,6 +57,12 @@ class ESPOperator:
         self._L = None
         # squared diagonal shapes (cached): ``||a_i ∘ w|| = sqrt((a_i²)ᵀ w²)`` turns test (28) into mat-vecs
         self.A2, self.B2 = (self.A ** 2, self.B ** 2) if self.diagonal else (None, None)
+
+    @property
+    def xp(self):
+        """The namespace of the data (the backend's; not kept on the operator, which is cached on the problem and
+        pickles with it: a module does not pickle)."""
+        return self.bk.xp
 
     # 𝒜 and 𝒜ᵀ ---------------------------------------------------------------------------------
     def forward(self, xc, xd):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.backend import NUMPY
+from ..core.backend import NUMPY, ModulesByName
 
 
 _TINY = float(np.finfo(np.float64).tiny)   # the smallest normal float: a divisor that is never 0
@@ -210,9 +210,10 @@ GRID_PASSES = 15
 GRID_FRACTIONS = np.arange(1, GRID_POINTS + 1, dtype=float) / (GRID_POINTS + 1)
 
 
-class Bracket:
+class Bracket(ModulesByName):
     """Bracket searches on the namespace ``xp``; ``zero`` is a 0-d zero of the data's dtype and device, ``frac`` the
-    interior grid :data:`GRID_FRACTIONS` in the namespace (NumPy for dask: the 0-d dask scalars broadcast over it)."""
+    interior grid :data:`GRID_FRACTIONS` in the namespace (NumPy for dask: the 0-d dask scalars broadcast over it).
+    Pickles with ``xp`` kept by name (a plan holds one)."""
 
     def __init__(self, xp, zero, frac):
         self.xp, self.zero, self.frac = xp, zero, frac

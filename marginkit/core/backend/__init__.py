@@ -27,9 +27,9 @@ import scipy.sparse as sp
 
 from .array_api import ArrayAPIBackend
 from .dask_rows import DaskBackend
-from .host import NUMPY, Backend, is_dask, is_foreign
+from .host import NUMPY, Backend, ModulesByName, is_dask, is_foreign
 
-__all__ = ["NUMPY", "ArrayAPIBackend", "Backend", "DaskBackend", "backend_of", "is_dask", "is_foreign"]
+__all__ = ["NUMPY", "ArrayAPIBackend", "Backend", "DaskBackend", "ModulesByName", "backend_of", "is_dask", "is_foreign"]
 
 
 def backend_of(X) -> Backend:

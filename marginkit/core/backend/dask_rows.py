@@ -30,6 +30,7 @@ class DaskBackend(Backend):
     name = "dask"
     on_host = False
     xd = np
+    _transient = ("_index_cache", "_client")   # the watched client (a weak reference) is found again on first use
 
     def __init__(self, X):
         import dask.array as da
@@ -43,6 +44,11 @@ class DaskBackend(Backend):
         self.sparse = sp.issparse(getattr(X, "_meta", None))
         self._client = None
         self._watched()   # the client the problem's data are persisted on (its labels are, at construction)
+
+    def __setstate__(self, state):
+        """Unpickled (or copied) without the watched client: the default client is looked up again on first use."""
+        super().__setstate__(state)
+        self._client = None
 
     # the cluster's faults (issue 25) ----------------------------------------------------------------------------
     def _watched(self):

@@ -2,7 +2,9 @@
 meaning of each operation, and its one instance :data:`NUMPY` (see :mod:`marginkit.core.backend`)."""
 from __future__ import annotations
 
+import importlib
 import math
+import types
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,7 +13,31 @@ import scipy.sparse as sp
 GRAM_BLOCK_BYTES = 1 << 22     # the scaled rows of one block of the weighted Gram product: about 4 MiB
 
 
-class Backend:
+class ModulesByName:
+    """Pickles (and copies) an object that keeps modules as attributes -- a namespace such as ``numpy``,
+    ``array_api_strict`` or ``dask.array`` -- by each module's importable name (a module does not pickle), and drops
+    the attributes named in ``_transient`` (caches rebuilt on first use). Problems cache backends and operators, plans
+    hold them: with this, every problem, plan and result pickles (issue 38)."""
+
+    _transient: tuple = ()
+
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in self._transient}
+        modules = {k: v.__name__ for k, v in state.items() if isinstance(v, types.ModuleType)}
+        for k in modules:
+            del state[k]
+        if modules:
+            state["_module_names"] = modules
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        for k, name in state.pop("_module_names", {}).items():
+            state[k] = importlib.import_module(name)
+        self.__dict__.update(state)
+
+
+class Backend(ModulesByName):
     """The NumPy/SciPy backend (also the base class: every method here is the NumPy meaning of the operation)."""
 
     kind = "numpy"          # "numpy", "array-api" or "dask": what method cards declare they run on
@@ -20,6 +46,15 @@ class Backend:
     xd = np                 # namespace of the length-d vectors
     device = "cpu"
     on_host = True          # the data are NumPy/SciPy: host code may read them directly
+
+    _transient = ("_index_cache",)   # dropped when pickled or copied: rebuilt on first use
+
+    def __reduce_ex__(self, protocol):
+        """:data:`NUMPY` pickles (and copies) as a reference to the one instance (``is NUMPY`` holds after a round
+        trip); other backends by their state (:class:`ModulesByName`)."""
+        if self is NUMPY:
+            return "NUMPY"
+        return super().__reduce_ex__(protocol)
 
     # scalars and host copies -------------------------------------------------------------------------------
     def float(self, a) -> float:

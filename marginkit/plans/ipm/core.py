@@ -121,6 +121,11 @@ class InteriorPointPlan(IterationPlan):
         """``C_i`` per sample where ``X`` lives (the backend's n-side), or None for the hard margin."""
         raise NotImplementedError
 
+    @property
+    def xp(self):
+        """The namespace of the data (the backend's; a module is not kept on the plan, which pickles)."""
+        return self.bk.xp
+
     def setup(self):
         form = self.form
         if getattr(form, "kernel", None) is not None:
@@ -137,7 +142,6 @@ class InteriorPointPlan(IterationPlan):
                 f"per iteration), declined above max_columns = {self.config.max_columns}: use "
                 f"{self.alternatives}, which never form it")
         self.bk = bk = getattr(form, "backend", NUMPY)
-        self.xp = bk.xp
         box = self.box_of(form)
         keep = np.flatnonzero(box > 0) if box is not None else np.arange(self.n)
         self.keep = keep
