@@ -181,7 +181,7 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
                                         blas_threads=blas_threads, bounds=bounds), CROSS_VALIDATE_CONSTRAINTS)
     available = _methods(problem)
     if methods is None:
-        methods = [m for m in available if m != "cvxpy"]
+        methods = [m for m in available if not method_spec(problem, m).is_reference]
     elif isinstance(methods, str):
         methods = [methods]          # one method name, not its characters
     for m in methods:
@@ -195,18 +195,17 @@ def cross_validate(problem, methods=None, method_options: dict | None = None, so
 def _run(problem, methods, method_options, solver, progress, options, with_bounds=True) -> Report:
     ref = problem.reference(solver=solver)
     rep = Report(problem=problem, reference=ref, choice=auto_choice(problem))
-    rep.rows.append({"method": "cvxpy", "status": ref.status, "iterations": ref.iterations, "budget": None,
+    methods = [m for m in methods if not method_spec(problem, m).is_reference]   # its row comes first, once
+    rep.rows.append({"method": ref.method, "status": ref.status, "iterations": ref.iterations, "budget": None,
                      "time": ref.time, "objective_gap": 0.0, "margin_gap": 0.0, "angle_gap": 0.0, "tolerance": 1e-6,
                      "agrees": ref.status in ("optimal", "infeasible"), "rate": "", "predicted_iterations": np.nan,
                      "note": "reference", **({"bound": None, "within_bound": None} if with_bounds else {})})
-    rep.results["cvxpy"] = ref
-    total = 1 + sum(m != "cvxpy" for m in methods)
+    rep.results[ref.method] = ref
+    total = 1 + len(methods)
     if progress is not None:
         progress(1, total, rep.rows[-1])
     metric = problem.agreement_metric
     for m in methods:
-        if m == "cvxpy":
-            continue
         card = method_spec(problem, m)
         opts = {**options, **method_options.get(m, {})}
         if "max_iter" not in opts and card.budget is not None:

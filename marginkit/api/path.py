@@ -8,7 +8,8 @@ status is what the method's own certificate proves at ``tol`` (CONTRACT: Statuse
 
 **The warm start.** The dual of the soft-margin problem is ``max 1ᵀa − ½||Σ a_i y_i x_i||²`` over ``0 <= a_i <= C_i``
 (and ``yᵀa = 0`` with a bias), ``C_i = C·s_i``. Going up the grid, the previous multipliers ``a`` are feasible as they
-are (the box grows, ``yᵀa = 0`` holds). The coordinate methods (:data:`RESCALED`) start instead from ``a·C/C_prev``,
+are (the box grows, ``yᵀa = 0`` holds). The coordinate methods (cards tagged :data:`RESCALED`) start instead from
+``a·C/C_prev``,
 also in the new box and on ``yᵀa = 0``: the multipliers at their bound (the margin errors, most of them at small
 ``C``) stay at their bound, as they do along the exact path while the set of margin errors does not change, and the
 coordinate sweeps then only move the free ones. Measured on standardised breast cancer (569 x 30, tol 1e-6, seed 0):
@@ -17,9 +18,9 @@ over [1e-3, 1] 41,432 iterations rescaled against 32,538 unscaled, so FISTA keep
 offset ``b`` is kept as the initial multiplier of ``yᵀa = 0`` (``dual-cd-bias``); ``w`` is rescaled with ``a`` (``w =
 Σ a_i y_i x_i``). The CVXPY reference (``method="cvxpy"``) solves every point from scratch.
 
-**Sequential screening** (``dual-cd``, unless ``screening=False``): before each new ``C' = ρC`` the previous point
-``(w, a)`` proves samples at their bound for ``C'`` (:func:`sequential_screen`), which the run starts with screened
-(and then screens dynamically at its own certificate checks). *Proof.* For ``0 <= t <= ρ``, ``t·a`` lies in the new box
+**Sequential screening** (methods tagged :data:`SCREENED`: ``dual-cd``, unless ``screening=False``): before each new
+``C' = ρC`` the previous point ``(w, a)`` proves samples at their bound for ``C'`` (:func:`sequential_screen`), which
+the run starts with screened (and then screens dynamically at its own certificate checks). *Proof.* For ``0 <= t <= ρ``, ``t·a`` lies in the new box
 (``t a_i <= ρ C_i = C'_i``), with the dual value ``D(ta) = t·1ᵀa − ½t²||w||²`` (``w = Σ a_i y_i x_i``; ``D`` depends on
 ``C`` only through its box); for every ``u >= 0``, ``P_{C'}(uw) = ½u²||w||² + Σ C'_i max(0, 1 − u m_i)`` with
 ``m_i = y_i x_iᵀw``. ``P_{C'}`` is 1-strongly convex and ``D(ta) <= P*_{C'}`` (weak duality), so the optimum
@@ -43,12 +44,14 @@ import scipy.sparse as sp
 from ..core.result import Result
 from ..core.validation import ProblemError
 from ..engine.choice import PREFERRED, choose  # noqa: F401  (PREFERRED: re-exported)
-from ..engine.graph import methods
+from ..engine.graph import method_spec, methods
 from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 
-#: the methods whose warm start along the path is ``a·C/C_prev`` (see the module docstring); the others start from the
-#: previous result as it is
-RESCALED = frozenset({"dual-cd", "dual-cd-bias"})
+#: the card tag of the methods whose warm start along the path is ``a·C/C_prev`` (see the module docstring); the others
+#: start from the previous result as it is
+RESCALED = "path-rescaled"
+#: the card tag of the methods that read the sequential screening rule's screened set from their warm start
+SCREENED = "path-screened"
 
 def default_method(problem, warm: bool = False) -> str:
     """The method ``method=None`` means for ``problem``: ``solve("auto")``'s choice (:func:`marginkit.engine.choice.
@@ -203,19 +206,20 @@ def path(problem, C, method: str | None = None, validation=None, **options: Any)
         raise ProblemError(f"method must be None or a method name of methods(problem): {methods(problem)}; "
                            f"got {method!r}")
     options = dict(options)
-    warm = method != "cvxpy"          # the reference takes CVXPY's own warm_start flag, passed as given
+    card = method_spec(problem, method)
+    warm = not card.is_reference      # the reference takes CVXPY's own warm_start flag, passed as given
     start = options.pop("warm_start", None) if warm else None
     order = np.argsort(grid, kind="stable")
     out: list[Result | None] = [None] * grid.size
     previous, previous_C = None, None
     # dual-cd reads the screened set (on dask data its CoCoA+ variant runs, which does not)
-    screening = (method == "dual-cd" and options.get("screening", True) is not False
+    screening = (SCREENED in card.tags and options.get("screening", True) is not False
                  and (isinstance(problem.X, np.ndarray) or sp.issparse(problem.X)))
     norms = None
     for j in order:
         c = float(grid[j])
         if warm and previous is not None:
-            start = rescaled(previous, c / previous_C) if method in RESCALED and previous_C != c else previous
+            start = rescaled(previous, c / previous_C) if RESCALED in card.tags and previous_C != c else previous
             if screening and isinstance(start, WarmStart):   # the sequential rule (module docstring)
                 if norms is None:
                     from ..core.linalg import row_norms

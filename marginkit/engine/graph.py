@@ -92,12 +92,12 @@ def _candidates(problem: Problem) -> Iterator[tuple[MethodCard, Chain]]:
 
 def methods(problem: Problem) -> list[str]:
     """Names of the methods that apply to ``problem`` (directly or through a reduction), the reference first."""
-    names = []
+    found: dict[str, MethodCard] = {}
     for card, chain in _candidates(problem):
         ok, _ = card.accepts(chain.reduced)
-        if ok and card.name not in names:
-            names.append(card.name)
-    return sorted(names, key=lambda m: m != "cvxpy")
+        if ok and card.name not in found:
+            found[card.name] = card
+    return sorted(found, key=lambda m: not found[m].is_reference)
 
 
 def resolve(problem: Problem, method: str) -> tuple[MethodCard, Chain]:
@@ -129,14 +129,14 @@ def method_spec(problem: Problem, method: str) -> MethodCard:
 
 
 def method_table() -> str:
-    """Markdown table of every method (paper, algorithm, limit, proven rate, tolerance), for the README;
-    ``tests/test_reductions.py`` keeps the README in sync with it."""
+    """Markdown table of every method (paper, algorithm, limit, proven rate, tolerance), for the methods page of the
+    documentation; ``tests/test_reductions.py`` keeps the page in sync with it."""
     GRAPH = reduction_graph()
     rows = ["| problem form | method | paper | algorithm | converges to | proven rate | agreement tol. |",
             "|---|---|---|---|---|---|---|"]
     for form in sorted(GRAPH.nodes):
         for name, card in sorted(GRAPH.nodes[form].get("methods", {}).items()):
-            if card.is_reference or card not in METHODS:   # the README lists marginkit's own methods, no plugin
+            if card.is_reference or card not in METHODS:   # the page lists marginkit's own methods, no plugin
                 continue
             tol = FORMS[form].agreement_label(card.tolerance)
             rows.append(f"| {form} | `{name}` | {card.paper} | {card.algorithm} | {card.converges_to} | "
@@ -148,10 +148,10 @@ def method_table() -> str:
 
 def arrays_table() -> str:
     """Markdown table of where each method computes (its card's ``arrays``): NumPy/SciPy, an array-API library
-    (torch, CuPy, array-api-strict: on the data's device) or a row-chunked dask array; for the README and the docs."""
+    (torch, CuPy, array-api-strict: on the data's device) or a row-chunked dask array; for the documentation."""
     names = {"numpy": "NumPy / SciPy", "array-api": "array API (torch, CuPy, …)", "dask": "dask"}
     rows = ["| problem form | method | " + " | ".join(names.values()) + " |", "|---|---|" + "---|" * len(names)]
-    for card in sorted(METHODS, key=lambda c: (c.form, c.name != "cvxpy", c.name)):
+    for card in sorted(METHODS, key=lambda c: (c.form, not c.is_reference, c.name)):
         cells = []
         for kind in names:
             ok = kind in card.arrays

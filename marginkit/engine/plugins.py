@@ -123,8 +123,8 @@ def _check_card(card) -> None:
     if not isinstance(name, str) or not name.strip() or name != name.strip() or "," in name:
         raise ProblemError(f"card.name must be a non-empty method name without spaces at its ends or commas (the "
                            f"command line splits --methods on them); got {name!r}")
-    if card.is_reference:
-        raise ProblemError("card.name 'cvxpy' is the certified reference of every form and cannot be registered")
+    if any(c.is_reference and c.name == name for c in METHODS):
+        raise ProblemError(f"card.name {name!r} is the certified reference of every form and cannot be registered")
     if form not in FORMS:
         raise ProblemError(f"card.form of method {name!r} must be one of {', '.join(FORMS)}; got {form!r}")
     target = card.target

@@ -124,7 +124,9 @@ class MethodCard:
 
     @property
     def is_reference(self) -> bool:
-        return self.name == "cvxpy"
+        """Whether this is a problem's certified reference (its card's ``"reference"`` tag): listed first, the
+        yardstick of ``cross_validate``, given the solver's own options."""
+        return "reference" in self.tags
 
     def accepts(self, problem) -> tuple[bool, str]:
         """``(True, "")`` or ``(False, reason)`` for the first requirement ``problem`` (in the form the method runs on)
@@ -390,7 +392,7 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
                tolerance=0.0001, requires=BOX_DUAL, admits=("weights",),
-               tags=('coordinate', 'svm'), arrays=("numpy", "dask"),
+               tags=('coordinate', 'svm', 'path-rescaled', 'path-screened'), arrays=("numpy", "dask"),
                # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
                variants=(("dask", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),)),
     MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_bias:BiasDualCoordinateDescent',
@@ -405,7 +407,7 @@ METHODS: tuple[MethodCard, ...] = (
                                        "problems only (no kernel)"),
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
-               admits=("bias", "weights"), tags=('coordinate', 'svm')),
+               admits=("bias", "weights"), tags=('coordinate', 'svm', 'path-rescaled')),
     MethodCard('smo', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_smo:PairwiseSMO',
                paper='Platt (1998) SMO; Keerthi et al. (2001) maximal violating pair; Fan, Chen & Lin (2005) '
                      'second-order working-set selection',

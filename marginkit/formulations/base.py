@@ -103,7 +103,7 @@ class Problem:
         """``cvxpy.Problem`` for ``"cvxpy"``, otherwise a runnable, steppable iteration plan (``.run(**run_options)
         -> Result``, ``.iterate(n)``). The options are those of :meth:`solve` (see ``marginkit.describe(method)``)."""
         compiled = _ENGINE.compile_method(self, method, **options)
-        return compiled.cvxpy_problem if method == "cvxpy" else compiled
+        return getattr(compiled, "cvxpy_problem", compiled)   # the reference's compiled form is the cvxpy.Problem
 
     def reference(self, solver: str | None = None) -> Result:
         """The certified CVXPY solution (cached per solver)."""
