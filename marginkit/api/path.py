@@ -20,18 +20,18 @@ offset ``b`` is kept as the initial multiplier of ``yᵀa = 0`` (``dual-cd-bias`
 
 **Sequential screening** (methods tagged :data:`SCREENED`: ``dual-cd``, unless ``screening=False``): before each new
 ``C' = ρC`` the previous point ``(w, a)`` proves samples at their bound for ``C'`` (:func:`sequential_screen`), which
-the run starts with screened (and then screens dynamically at its own certificate checks). *Proof.* For ``0 <= t <= ρ``, ``t·a`` lies in the new box
-(``t a_i <= ρ C_i = C'_i``), with the dual value ``D(ta) = t·1ᵀa − ½t²||w||²`` (``w = Σ a_i y_i x_i``; ``D`` depends on
-``C`` only through its box); for every ``u >= 0``, ``P_{C'}(uw) = ½u²||w||² + Σ C'_i max(0, 1 − u m_i)`` with
-``m_i = y_i x_iᵀw``. ``P_{C'}`` is 1-strongly convex and ``D(ta) <= P*_{C'}`` (weak duality), so the optimum
-``w*(C')`` lies in the ball of centre ``uw`` and radius ``√(2(P_{C'}(uw) − D(ta)))`` (the Gap Safe sphere of
-Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe screening rules for sparsity enforcing penalties*, JMLR 18, 2017,
-Theorem 6, with the previous solution rescaled into the new dual feasible set as in their §4.3 "warm start"; the same
-pathwise setting as Ogawa, Suzuki & Takeuchi, *Safe screening of non-support vectors in pathwise SVM computation*,
-ICML 2013). ``t`` maximises the concave ``D(ta)`` on ``[0, ρ]`` and ``u`` is the best of ``{1, ρ, t}`` for ``P_{C'}``
-(any choice is valid: they only make the ball smaller). A sample whose margin interval ``u m_i ± r||x_i||`` lies above
-1 has ``a*_i = 0`` at ``C'``, below 1 ``a*_i = C'_i`` (the KKT conditions, as in
-:mod:`marginkit.plans.raj_bach.svm_coordinate`). Every point's certificate is still computed on the full problem.
+the run starts with screened (and then screens dynamically at its own certificate checks). *Proof.* For ``0 <= t <= ρ``,
+``t·a`` lies in the new box (``t a_i <= ρ C_i = C'_i``), with the dual value ``D(ta) = t·1ᵀa − ½t²||w||²`` (``w = Σ a_i
+y_i x_i``; ``D`` depends on ``C`` only through its box); for every ``u >= 0``, ``P_{C'}(uw) = ½u²||w||² + Σ C'_i max(0,
+1 − u m_i)`` with ``m_i = y_i x_iᵀw``. ``P_{C'}`` is 1-strongly convex and ``D(ta) <= P*_{C'}`` (weak duality), so the
+optimum ``w*(C')`` lies in the ball of centre ``uw`` and radius ``√(2(P_{C'}(uw) − D(ta)))`` (the Gap Safe sphere of
+Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe screening rules for sparsity enforcing penalties*, JMLR 18, 2017, Theorem
+6, with the previous solution rescaled into the new dual feasible set as in their §4.3 "warm start"; the same pathwise
+setting as Ogawa, Suzuki & Takeuchi, *Safe screening of non-support vectors in pathwise SVM computation*, ICML 2013).
+``t`` maximises the concave ``D(ta)`` on ``[0, ρ]`` and ``u`` is the best of ``{1, ρ, t}`` for ``P_{C'}`` (any choice is
+valid: they only make the ball smaller). A sample whose margin interval ``u m_i ± r||x_i||`` lies above 1 has ``a*_i =
+0`` at ``C'``, below 1 ``a*_i = C'_i`` (the KKT conditions, as in :mod:`marginkit.plans.raj_bach.svm_coordinate`). Every
+point's certificate is still computed on the full problem.
 """
 from __future__ import annotations
 
