@@ -29,14 +29,20 @@ def test_raw_features_go_to_the_interior_point_method():
     assert res.value == pytest.approx(ref.value, rel=1e-6)
 
 
-def test_well_conditioned_sparse_data_go_to_coordinate_descent_and_fall_back_on_budget():
+def test_well_conditioned_sparse_data_go_to_coordinate_descent_and_fall_back_on_budget(monkeypatch):
+    from marginkit.plans.raj_bach.svm_coordinate import DualCoordinateDescent
     X, y = _unit_sparse(30_000, 200, 0.01)
     P = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
     c = costs(P)
     assert c["kappa"] == pytest.approx(1.0) and c["cd"] < c["ipm"]
     assert choose(P)[0] == "dual-cd"
-    res = P.solve("auto", max_iter=1)                # one epoch cannot certify: the fallback runs
+    res = P.solve("auto", max_iter=1)                # the user's budget is dual-cd's: nothing is left for ipm
+    assert res.method == "dual-cd" and res.iterations == 1 and res.status == "user_limit"
+    monkeypatch.setattr(DualCoordinateDescent, "default_max_iter", 1)   # its own budget: one epoch cannot certify
+    res = P.solve("auto")
     assert res.method == "ipm" and "fallback" in res.info["chosen"] and res.status == "optimal"
+    assert [r["method"] for r in res.info["chosen"]["runs"]] == ["dual-cd", "ipm"]
+    assert res.iterations == sum(r["iterations"] for r in res.info["chosen"]["runs"])
 
 
 def test_well_conditioned_dense_gaussian_data_go_to_the_coordinate_method_outright():

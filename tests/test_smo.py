@@ -127,10 +127,12 @@ def test_auto_runs_smo_on_small_well_conditioned_data_and_not_on_raw_features():
     assert choice.choose(mk.SoftMarginSVM(X, np.where(y == 0, 1.0, -1.0), C=1.0), warm=True)[0] != "smo"
 
 
-def test_auto_hands_over_when_the_smo_probe_stalls():
+def test_auto_hands_over_when_the_smo_probe_stalls(monkeypatch):
     """A probe that cannot certify within the model's time of the other method gives way to it."""
     X, y = _random(400, 4, 5, flip=0.3)
     P = mk.SoftMarginSVM(X, y, C=1.0)
     assert choice.choose(P)[0] == "smo"
-    res = P.solve("auto", tol=1e-6, max_iter=1)      # one round cannot certify 1e-6: it ends on its budget
+    # smo's own budget, one round, cannot certify 1e-6: it ends on it (a user's max_iter=1 would bound both runs)
+    monkeypatch.setattr(svm_smo.PairwiseSMO, "default_max_iter", 1)
+    res = P.solve("auto", tol=1e-6)
     assert res.info["chosen"]["probe"]["method"] == "smo" and res.method != "smo" and res.status == "optimal"

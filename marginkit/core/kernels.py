@@ -1,6 +1,9 @@
 """Kernel (Gram) matrices for the dual methods: ``None``/``"linear"``, ``"rbf"`` and user callables."""
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -62,6 +65,76 @@ def gram(kernel, gamma, A, B=None) -> np.ndarray:
     if K.shape != (A.shape[0], B.shape[0]):
         raise ProblemError(f"kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}")
     return K
+
+
+GRAM_BLOCK = 1 << 21       # entries of one block of rows of a Gram matrix computed under a deadline (16 MiB)
+EIGEN_SHARE = 0.5          # the largest eigenvalue's Lanczos, as a fraction of the Gram matrix's time (a bound)
+MEMORY_SHARE = 0.5         # refused where the Gram matrix would take more than this share of the physical memory
+
+
+def _physical_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE")) * float(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):   # not a POSIX system: no memory check
+        return np.inf
+
+
+def gram_within(kernel, gamma, X, deadline: float | None, method: str, extra: float = EIGEN_SHARE) -> np.ndarray:
+    """``gram(kernel, gamma, X)`` (``K = XXᵀ`` or the Gaussian kernel) in blocks of :data:`GRAM_BLOCK` entries, for a
+    plan whose ``time_limit`` covers its set-up: ``deadline`` is the ``perf_counter`` time the limit ends (None: no
+    limit). The first block is timed and extrapolated to all ``n`` rows, plus ``extra`` times that for what the
+    plan does with the matrix before its first iteration (its largest eigenvalue); when that would end past the
+    deadline, or the matrix (``8n²`` bytes) would take more than :data:`MEMORY_SHARE` of the physical memory, a
+    :class:`ProblemError` says how many seconds and GiB it needs before more is computed. A callable kernel is
+    computed whole (the problem has already evaluated it on ``X`` to check it). The Gaussian kernel's diagonal is
+    exactly 1."""
+    n = X.shape[0]
+    gib = 8.0 * n * n / 2.0 ** 30
+    if 8.0 * n * n > MEMORY_SHARE * _physical_memory():
+        raise ProblemError(f"{method}: the n x n Gram matrix (n = {n}) needs {gib:.3g} GiB, more than "
+                           f"{MEMORY_SHARE:.0%} of this machine's memory; use a linear problem or fewer samples")
+    if kernel not in (None, "linear", "rbf"):
+        return gram(kernel, gamma, X)
+    A = _dense(X)
+    c = extreme_scale(A) if kernel == "rbf" else 1.0
+    if c != 1.0:
+        A = A / c
+    sq = np.einsum("ij,ij->i", A, A)
+    K = np.empty((n, n))
+    rows = max(1, GRAM_BLOCK // max(n, 1))
+    first = max(1, min(rows, n // 16))   # the timed block: 1/16 of the matrix at most
+    t0 = time.perf_counter()
+    for start in [0] + list(range(first, n, rows)):
+        stop = min(n, start + (first if start == 0 else rows))
+        block = A[start:stop] @ A.T
+        if kernel == "rbf":
+            block *= -2.0
+            block += sq[start:stop, None]
+            block += sq[None, :]
+            np.maximum(block, 0.0, out=block)
+            block[np.arange(stop - start), np.arange(start, stop)] = 0.0
+            block = rbf_of(gamma * c * c, block)
+        K[start:stop] = block
+        if start == 0 and deadline is not None and stop < n:
+            now = time.perf_counter()
+            need = (now - t0) * (n / stop) * (1.0 + extra)
+            if t0 + need > deadline:
+                raise ProblemError(
+                    f"{method}: the kernel set-up does not fit time_limit: the n x n Gram matrix (n = {n}: "
+                    f"{gib:.3g} GiB) and its largest eigenvalue need about {need:.3g} s here, {deadline - t0:.3g} s "
+                    "were left; give a larger time_limit, fewer samples, or a linear problem")
+    return K
+
+
+def problem_gram(form, deadline: float | None, method: str) -> np.ndarray:
+    """The Gram matrix of a kernel problem ``form`` for a plan's set-up: the problem's cached one (``form.gram()``
+    caches it), else :func:`gram_within` under ``deadline``, then cached on the problem (its results read it)."""
+    cache = getattr(form, "_cache", None)
+    if cache is not None and cache.get("gram") is not None:
+        return cache["gram"]
+    K = gram_within(form.kernel, form.gamma, form.X, deadline, method)
+    K.flags.writeable = False
+    return form._cached("gram", lambda: K)
 
 
 def check_psd_gram(K: np.ndarray, name: str = "kernel") -> None:

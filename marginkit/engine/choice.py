@@ -1,96 +1,68 @@
 """``solve("auto")`` (and ``method=None`` in the estimator and ``path``): the fast certified method for the data.
 
-**The cost model** (seconds, a 2-core laptop-class machine; only the ratio matters).
+**The soft margin** (seconds of a cost model; only the ratio matters).
 
 * Dual coordinate ascent (``dual-cd``, ``dual-cd-bias``; Hsieh et al., ICML 2008) costs one pass over the nonzeros per
-  epoch, ``T_cd ≈ CD_FIXED + E·nnz / CD_EPOCH_RATE`` (``1e9`` nonzeros a second: an epoch with the vectorised row dot,
-  its shrinking and its certificate checks, in full-epoch equivalents), and its epochs grow with the conditioning
+  epoch, ``T_cd ≈ CD_FIXED + E·nnz / CD_EPOCH_RATE``, and its epochs grow with the conditioning
   ``κ = max_i C_i ||x_i||²`` (the largest diagonal entry of the dual's Hessian against the unit step of a coordinate):
-  ``E ≈ 30 + κ + κ²/300``; the exact offset adds ``CD_OFFSET`` (1 ms: its multiplier loop, measured 0.4-1.4 ms on the
-  small sets, where ``dual-cd-bias`` took 2-3 times ``dual-cd``'s 0.2-0.5 ms) and 10-50 % to the epochs at scale
-  (100,000 × 50: 0.44 s against 0.36 s), which ``IPM_MARGIN`` covers. On rows of unit norm at ``C = 1`` that is a few
-  dozen epochs; on raw features ``κ`` is in the thousands to millions, and the coordinate methods crawl (20,000 × 100
-  with gamma column scales: no 1e-2 gap in 120 s without the polish). Along a path (``warm=True``) the warm starts
-  divide it by 5 (measured: 20 points of a 100,000-row path cost 25 times less than 20 cold solves; the interior-point
-  method starts cold). Calibrated (2026-11-28, one BLAS thread, to 1e-4) on 84 instances with and without the offset:
-  the 56 sets of ``benchmarks/small_sets.py``, the 18 of ``benchmarks/auto_choice.py`` and Gaussian 5,000 × 20 to
-  100,000 × 50 (labels independent of X, or classes pushed apart with 2 % flipped). The equivalents
-  ``(T − 0.2 ms)·1e9/nnz`` of the measured ``dual-cd`` runs were 20-200 for ``κ <= 200`` (100,000 × 50, ``κ = 111``:
-  111, ``dual-cd`` 0.56 s against ``ipm``'s 0.74 s), and from ``κ`` about 1,000 on anywhere from ``0.01κ`` (digits,
-  where shrinking leaves few rows) to ``6κ`` (raw KEEL tae, 151 rows); beyond ``κ = 1e4`` the restricted polish keeps
-  them at 1e3-3e4 (1.5e5 on raw wine with the offset). The quadratic term keeps the model on the safe side there: a
-  wrong ``ipm`` costs at most a few times the coordinate method's time (and the probe below recovers most of it), a
-  wrong coordinate method up to 10-50 times ``ipm``'s. The previous model, ``30 + 10κ`` epochs at ``5e8`` nonzeros a
-  second, was 20 times too slow at ``κ`` about 100 and picked ``ipm`` on well-conditioned 100,000 × 50 Gaussian data,
-  where the probe's early rate handed over to it: ``auto`` 0.71-0.92 s against the coordinate method's 0.37-0.60 s. On
-  the 168 problems (``auto`` with its probes, over the faster of ``ipm`` and the coordinate method, each timed alone):
-  geometric mean 1.12 -> 1.08, over 1.3x on 27 -> 17, over 2x on 8 -> 6, worst 2.94x -> 2.56x; the 100,000 × 50
-  Gaussian cases 0.67-0.88 s -> 0.39-0.64 s, within 6 % of the coordinate method.
+  ``E ≈ 30 + κ + κ²/300``; the exact offset adds ``CD_OFFSET``. Along a path (``warm=True``) the warm starts divide
+  it by 5. The quadratic term keeps the model on the safe side: a wrong ``ipm`` costs at most a few times the
+  coordinate method's time (and the probe below recovers most of it), a wrong coordinate method far more.
 * The interior-point method (``ipm``; Ferris & Munson 2003) takes a dozen to a few dozen iterations whatever
-  ``κ`` (10 to 22 at 10 % flipped labels, 35 to 58 on separable data; the model counts 20), each one a Gram product
-  of ``X`` with a diagonal, a ``d × d`` Cholesky factorisation and about thirty length-n vector operations::
+  ``κ`` (the model counts 20), each one a Gram product of ``X`` with a diagonal, a ``d × d`` Cholesky factorisation
+  and about thirty length-n vector operations::
 
       T_ipm ≈ 1 ms + 20·(0.2 ms + n/9e6 + Gram + d³/2e11)
       Gram  = n·d²/6e10 + n·d/5e8          (dense: blocks of rows scaled by √D, then dsyrk)
             = 3e-9·nnz²/n + 7e-9·d²         (below 30 % nonzeros: one sparse product and its dense d × d copy)
 
-  (seconds; calibrated 2026-11-28 with one BLAS thread on dense 500 × 10 to 100,000 × 10, 20,000 × 50 and × 100,
-  5,000 × 300, 1,000 × 784, 2,000 × 1,500, and CSR 20,000 × 1,000 at 1 %, 50,000 × 2,000 at 0.2 %, 5,000 × 500 at
-  5 %: each iteration within 30 % of the measured one, where the previous model, ``25·n·d²/1e10`` plus 6 ms, was
-  10 times too low at d = 10 and 4 to 7 times too high at d >= 300). The nonzeros decide between the two Gram
-  terms for a NumPy array and a CSR matrix alike, so the same data get the same method. ``ipm`` is offered up to
-  its ``max_columns`` (3000).
-
+  The nonzeros decide between the two Gram terms for a NumPy array and a CSR matrix alike, so the same data get the
+  same method. ``ipm`` is offered up to its ``max_columns`` (3000).
 * Sequential minimal optimisation (``smo``, for an offset; Platt 1998, Fan, Chen & Lin 2005) forms the ``n × n``
-  Gram matrix and takes pair steps over all samples: ``T_smo ≈ 0.2 ms + n·nnz/5e9 + n·n·6e-9`` (the Gram product at
-  BLAS rates, then about ``n`` steps of ``n`` reads each). It is considered only for ``n <= SMO_MAX_SAMPLES`` (600)
-  and ``κ <= SMO_KAPPA`` (200): its steps crawl on badly conditioned data as any dual coordinate method's, and from
-  about a thousand samples the Gram matrix costs more than ``dual-cd-bias``'s whole run (measured on 33 small real
-  sets, one BLAS thread, to 1e-4: iris setosa 0.35 ms against 2.1 ms for ``dual-cd-bias`` and 2.6 ms for ``ipm``,
-  sonar 0.65 / 1.8 / 2.3 ms, MNIST 4 vs 9 21 / 8.4 ms, river's phishing 4.3 / 1.6 ms). Where its estimate beats the
-  model's other choice, ``solve("auto")`` runs ``smo`` as a probe (below) with that choice's modelled time as its
-  budget, the Gram matrix taken off it, and runs the other choice if the probe stops.
+  Gram matrix and takes pair steps over all samples: ``T_smo ≈ 0.2 ms + n·nnz/5e9 + n·n·6e-9``, considered only for
+  ``n <= SMO_MAX_SAMPLES`` and ``κ <= SMO_KAPPA``. Where its estimate beats the model's other choice it runs as a
+  probe (below) with that choice's modelled time, less its Gram matrix, as its budget.
 
-``ipm`` is picked only when its estimate is under half the coordinate method's (:data:`IPM_MARGIN`): on
-well-conditioned data the two are close (100,000 × 50 above) and the default must never be slower than the coordinate
-method it replaces. ``Result.info["chosen"]`` says which and why.
+``ipm`` is picked only when its estimate is under half the coordinate method's (:data:`IPM_MARGIN`).
 
-**The probe** (``solve("auto")``). The coordinate estimate is an upper bound, often a loose one: shrinking makes the
-epochs of separable or nearly separable data cheap whatever ``κ`` (raw 10,000 × 10 with ``κ = 151``: 5.7 ms for
-``dual-cd``, 28 ms for ``ipm``; raw 50,000 × 5: 13 ms against 170 ms). So where the model picks ``ipm`` for a soft
-margin, ``solve("auto")`` first runs the coordinate method as a probe and switches only when its certified gap stops
-shrinking fast enough. The probe's work is counted in the model's seconds (the coordinate visits, as the plans'
-polish counts them: deterministic, so a seed gives the same result on any machine). Once it has done
-``PROBE_FROM·T_ipm``, it stops at the first certificate check whose rate, extrapolated from the last two checks,
-says it would not reach ``tol`` within ``T_ipm`` of work in all (unless the plan's restricted polish could still be
-tried and finish within ``T_ipm``: ``polish_eta``; a rate of the epochs does not foresee it: on raw gamma-scaled
-5,000 × 20 with an offset the gap stalls near 0.1 until the polish solves the problem, 15 ms against 47 ms for the
-probe then ``ipm``), and at ``T_ipm`` in any case; ``ipm`` then runs from a cold start (``info["chosen"]["probe"]``
-records the probe; a ``time_limit`` covers both runs). Where ``ipm``
-was the right choice, the probe cost 10 to 77 % of its time on the instances of ``benchmarks/auto_choice.py`` (most
-often about 20 %); where it was not, the run is the coordinate method's (raw 50,000 × 5: 14 ms, where the model alone
-took 183 ms). No probe with a user's callback, with ``polish=False``, or where ``T_ipm`` is under ``PROBE_MIN`` (its
-fixed costs would weigh as much as what it can save) unless most rows are well conditioned: the 90th percentile of
-``C_i||x_i||²`` (:func:`typical_kappa`) at most ``PROBE_KAPPA``, where ``kappa`` comes from a few outlying rows
-(z-scored data). Measured on the 112 problems of ``benchmarks/small_sets.py`` (one BLAS thread, to 1e-4; ``T_ipm``
-overestimates ``ipm`` there by 2-3x: 7-10 iterations where the model counts 20): 15 ran faster, by up to 5.5x
-(KEEL segment z-scored with an offset 15.7 -> 2.9 ms, breast cancer z-scored 4.0 -> 0.8 ms, KEEL wisconsin z-scored
-with an offset 4.2 -> 1.2 ms), 3 slower where the probe lost (KEEL segment z-scored without an offset 5.3 -> 14.0 ms,
-KEEL australian z-scored 1.35x), the geometric mean of the times 0.87x; the threshold 20 gave 0.95x with 5 faster
-and none slower. ``PROBE_MIN`` was then lowered from 20 to 10 ms for scikit-learn's digits (1,797 × 64, ``T_ipm``
-16 ms, ``kappa`` 2.3e3 to 5.9e3, where ``dual-cd``/``dual-cd-bias`` certify 1e-4 in 2.4-5 ms and ``ipm`` takes
-7-15 ms): of the 112 problems, 6 changed, digits raw with and without the offset and z-scored with it
-16.9 -> 5.1, 15.3 -> 3.0 and 15.7 -> 2.5 ms, digits z-scored without it 8.2 -> 10.2 ms and KEEL segment raw
-(2,310 × 19) 18.4 -> 19.9 and 15.2 -> 18.7 ms (the probe lost); ``auto`` over the fastest of its own methods,
-geometric mean 1.25 -> 1.18 and worst 6.4x -> 2.8x; on ``benchmarks/auto_choice.py`` no instance changed its choice
-or its probe. A coordinate run that ends on its budget (``user_limit``: its certified gap stopped shrinking fast
-enough) is followed by ``ipm`` where that method applies (``info["chosen"]["fallback"]``). The estimator's
-``method=None`` probes too when it has no warm start; ``path`` takes the model's choice without a probe (its warm
-starts are per method). Other problems take the first of the estimator's preferred methods that ``methods(problem)``
-lists, else the CVXPY reference.
+**The probe** (soft margin). Where the model picks ``ipm``, the coordinate method runs first and is stopped once its
+work (the coordinate visits in the model's seconds, as the plans' polish counts them: deterministic) reaches
+``PROBE_FROM·T_ipm`` and the rate of its certified gap, extrapolated from the last two checks or the best gap's last
+two improvements (:func:`work_to_tol`), would not reach ``tol`` within ``T_ipm`` (unless the plan's restricted polish
+could still finish within it: ``polish_eta``), and at ``T_ipm`` in any case; ``ipm`` then runs from a cold start
+(``info["chosen"]["probe"]``). No probe with a user's callback, with ``polish=False``, or where ``T_ipm`` is under
+``PROBE_MIN`` unless the 90th percentile of ``C_i||x_i||²`` (:func:`typical_kappa`) is at most ``PROBE_KAPPA``.
+
+**The hard margin without an offset** (``dykstra-accelerated`` against ``ipm``). Raj & Bach's accelerated Dykstra
+(RB 2021, eq. (8), after Lin, Lu & Xiao's APCG) bounds the gap after ``t`` coordinate steps by
+``(2n/(2n + t))²·(gap(0) + ½Σ_i L_i λ*_i²)``, with ``L_i = ||x_i||²`` and ``Σλ*_i = ||w*||² = 1/γ*²``: its epochs grow
+with the conditioning ``R/γ*`` (``R = max||x_i||``) and with ``tol^(-1/2)``. ``γ*`` is unknown before the solve, but
+any convex combination of the signed rows bounds it from above (Gordan's alternative: ``γ*`` is the distance from the
+origin to their hull), so ``R/||mean_i y_i x_i||`` is a cheap lower bound on ``R/γ*`` (one product with ``X``). The
+model takes ``E_low = RB_EPOCHS·(R/||mean||)·(tol/1e-4)^(−RB_TOL_POWER)`` epochs, a lower envelope of the epochs
+the method needs (separable Gaussian, digits and MNIST sets; most need several times more), at ``RB_EPOCH`` seconds
+plus ``RB_ROW`` a row and ``RB_ENTRY`` an entry each. Where even that costs more than ``T_ipm``, ``ipm`` runs
+outright; otherwise ``dykstra-accelerated`` runs for at most ``T_ipm`` of its modelled epochs (and its own budget),
+then ``ipm``. ``tol=0`` goes to ``ipm``.
+
+**Other forms.** ``MaxMargin`` with an offset: ``ipm``; with a kernel or off the host: the first method of
+:data:`PREFERRED`. ``MinNormFeasibility`` (``p <= 2``): ``dykstra`` where ``n <= d`` (``XXᵀ`` is then invertible, the
+dual strongly concave and plain Dykstra linear, RB §4 remark (c)), else ``dykstra-accelerated``. The other forms take
+the first of :data:`PREFERRED` that ``methods(problem)`` lists; the CVXPY reference only where no method of marginkit
+applies (``MinNormFeasibility`` with ``p > 2``, ``MaxMargin`` with an offset and a kernel), with the run options its
+solvers honour (:mod:`marginkit.reference.base`).
+
+**The budget of several runs.** The user's ``max_iter`` bounds the iterations of all the runs together: each run is
+given what the runs before it left (a run left with none is not started), and ``Result.iterations`` is their total
+(``info["chosen"]`` lists each run). Without ``max_iter`` each run has its own default budget. A ``time_limit``
+covers every run, each given what is left. A run that ends on its budget (``user_limit`` not caused by the time limit,
+a callback or ``stop_when``) is followed by ``ipm`` where it applies (``info["chosen"]["fallback"]``); ``tol=0``
+("run the whole budget") is therefore honoured by the runs together. Options of the chosen method go to its first run
+only; the runs after it get the run options.
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -105,12 +77,13 @@ from .options import RUN_OPTIONS
 PREFERRED = {
     ("SoftMarginSVM", True): ("dual-cd-bias", "fista"),
     ("SoftMarginSVM", False): ("dual-cd", "fista"),
-    # dykstra-accelerated certifies 1e-4 in about half the iterations of dual-accelerated (measured on random and
-    # digits 0-vs-1 data); it has no kernel form, dual-accelerated has. With an offset the interior-point method
-    # (below) or the slow 'homotopic' besides CVXPY.
-    ("MaxMargin", False): ("dykstra-accelerated", "dual-accelerated"),
-    ("MaxMargin", True): (),
+    ("MaxMargin", False): ("dykstra-accelerated", "dual-accelerated"),   # dual-accelerated: the kernel form
+    ("MaxMargin", True): ("ipm",),
+    ("MinNormFeasibility", True): ("dykstra-accelerated", "dykstra", "mirror-descent"),
+    ("ProjectionOntoIntersection", True): ("dykstra-accelerated", "dykstra"),
     ("PerturbedSVMDual", True): ("fista",),
+    ("PerturbedSVMPrimal", True): ("fista",),
+    ("EllipsoidSeparation", True): ("fista", "pdhg"),
 }
 IPM_MAX_COLUMNS = 3000
 IPM_MARGIN = 2.0   # ipm only where its estimate is this many times below the coordinate method's
@@ -121,6 +94,10 @@ CD_EPOCH_RATE = 1e9   # nonzeros per second of a coordinate run, in full-epoch e
 IPM_FIXED, IPM_ITERATIONS, IPM_PER_ITERATION = 1e-3, 20, 2e-4   # ipm's setup, iterations, Python work per iteration
 IPM_PER_SAMPLE = 1.0 / 9e6   # seconds per sample and iteration: ipm's length-n vector operations
 CD_RATE = 5e8   # nonzeros per second of a product with X in smo's work model (svm_smo: a certificate is two)
+RB_EPOCH, RB_ROW, RB_ENTRY = 1e-4, 4.5e-8, 1.5e-9   # seconds an accelerated Dykstra epoch costs (its checks), and
+#                                                     a row and a stored entry of it (the hard margin's model)
+RB_EPOCHS, RB_TOL_POWER = 10.0, 0.19   # its fewest epochs per unit of R/||mean y_i x_i|| at tol 1e-4, and their growth
+RB_DEFAULT_TOL = 1e-6   # the tol of dykstra-accelerated when none is given (the plan's default)
 
 
 def _preferred(problem, listed) -> str:
@@ -135,8 +112,7 @@ SAMPLE_ABOVE, SAMPLE_STEP = 1 << 17, 8   # entries above which the nonzeros are 
 
 def _nonzeros(X) -> int:
     """The nonzeros of ``X``, counted the same way for a NumPy array and a CSR matrix (the same data get the same
-    choice): exactly up to :data:`SAMPLE_ABOVE` entries, else on every :data:`SAMPLE_STEP`-th row and scaled (a
-    count over all of a dense ``X`` cost 0.3 ms on MNIST 4 vs 9, 1,000 × 784, whose solve takes 7 ms)."""
+    choice): exactly up to :data:`SAMPLE_ABOVE` entries, else on every :data:`SAMPLE_STEP`-th row and scaled."""
     n, d = X.shape
     step = 1 if n * d <= SAMPLE_ABOVE else SAMPLE_STEP
     if sp.issparse(X):
@@ -169,6 +145,23 @@ def costs(problem, warm: bool = False) -> dict:
     return {"kappa": kappa, "nnz": nnz, "cd": cd, "ipm": ipm_seconds(n, d + int(bias), nnz, d)}
 
 
+def margin_costs(problem, tol: float | None = None) -> dict:
+    """The hard margin's model (module docstring): ``conditioning`` (``R/||mean_i y_i x_i||``, a lower bound on
+    ``R/γ*``), ``epochs`` (the fewest epochs of ``dykstra-accelerated`` to ``tol``), ``epoch`` and ``dykstra`` (its
+    seconds per epoch and in all) and ``ipm`` (``T_ipm``)."""
+    X, y = problem.X, np.asarray(problem.y, dtype=float)
+    n, d = X.shape
+    nnz = _nonzeros(X)
+    R = float(np.max(problem.row_norms())) if n else 0.0
+    mean = float(np.linalg.norm(np.asarray(X.T @ y).ravel())) / max(n, 1)
+    conditioning = R / mean if mean > 0 else math.inf
+    tol = RB_DEFAULT_TOL if tol is None else float(tol)
+    epochs = RB_EPOCHS * conditioning * (tol / 1e-4) ** -RB_TOL_POWER if tol > 0 else math.inf
+    epoch = RB_EPOCH + n * RB_ROW + (X.nnz if sp.issparse(X) else n * d) * RB_ENTRY
+    return {"conditioning": conditioning, "epochs": epochs, "epoch": epoch, "dykstra": epochs * epoch,
+            "ipm": ipm_seconds(n, d, nnz, d)}
+
+
 def ipm_seconds(n: int, dd: int, nnz: int, d: int | None = None) -> float:
     """The model's ``T_ipm`` (module docstring) for ``n`` rows with ``nnz`` nonzeros in ``d`` columns (``dd``: with
     the offset's column); also what the restricted interior-point polish of the coordinate plans is charged
@@ -183,9 +176,8 @@ def ipm_seconds(n: int, dd: int, nnz: int, d: int | None = None) -> float:
 
 
 SMO_KAPPA = 200.0      # smo only where kappa = max C_i||x_i||² is at most this (its steps crawl beyond, as any dual
-SMO_MAX_SAMPLES = 600    # coordinate method's) and n at most this: its Gram matrix costs about n/10 epochs of the
-#                          coordinate method (measured: smo 2-6x faster than dual-cd-bias up to n = 500, slower from
-#                          n = 1,000: MNIST 4 vs 9 21 ms / 8.4 ms, river's phishing 4.3 ms / 1.6 ms)
+SMO_MAX_SAMPLES = 600    # coordinate method's) and n at most this: beyond, its Gram matrix costs more than the
+#                          coordinate method's whole run
 SMO_FIXED, SMO_STEPS, SMO_STEP = 2e-4, 1.0, 6e-9   # seconds of setup; pair steps per sample; seconds per sample a
 #                        step reads (its selection and the update of n scores)
 
@@ -202,26 +194,43 @@ def smo_seconds(n: int, nnz: int) -> float:
     return smo_gram_seconds(n, nnz) + SMO_STEPS * n * n * SMO_STEP
 
 
-def choose(problem, warm: bool = False) -> tuple[str, str]:
+def choose(problem, warm: bool = False, tol: float | None = None) -> tuple[str, str]:
     """``(method, why)``: the method ``"auto"`` means for ``problem`` and the reason, in words (``warm``: for a path
-    of warm-started solves)."""
-    return _decide(problem, warm)[:2]
+    of warm-started solves; ``tol``: the run's, where the model depends on it)."""
+    return _decide(problem, warm, tol)[:2]
 
 
-def _decide(problem, warm: bool = False) -> tuple[str, str, str | None, float]:
-    """``(method, why, probe, budget)``: :func:`choose`'s answer; where it is ``ipm`` for a soft margin, the coordinate
+def _ipm_applies(problem, listed) -> bool:
+    X = getattr(problem, "X", None)
+    return "ipm" in listed and getattr(problem, "kernel", None) is None and \
+        (isinstance(X, np.ndarray) or sp.issparse(X)) and X.shape[1] + 1 <= IPM_MAX_COLUMNS
+
+
+def _decide(problem, warm: bool = False, tol: float | None = None) -> tuple[str, str, str | None, float]:
+    """``(method, why, probe, budget)``: :func:`choose`'s answer; for a soft margin where it is ``ipm``, the coordinate
     method a probe runs first and the model's ``T_ipm``; where it is ``smo``, the method that follows it when its
-    probe stops, and that method's modelled time less ``smo``'s set-up (``probe`` None: no probe)."""
+    probe stops, and that method's modelled time less ``smo``'s set-up; where it is ``dykstra-accelerated`` on the
+    hard margin, the epochs it may run before ``ipm`` (``probe`` None). ``budget`` is 0.0 where nothing follows."""
     listed = methods(problem)
     first = _preferred(problem, listed)
-    linear = getattr(problem, "kernel", None) is None
-    host = isinstance(getattr(problem, "X", None), np.ndarray) or sp.issparse(getattr(problem, "X", None))
-    if "ipm" not in listed or not linear or not host or problem.X.shape[1] + 1 > IPM_MAX_COLUMNS:
-        return first, f"{first}: the first fast certified method listed for this problem", None, 0.0
-    if problem.form == "MaxMargin" and first in ("cvxpy", "homotopic"):
+    default = f"{first}: the first fast certified method listed for this problem"
+    if problem.form == "MinNormFeasibility" and "dykstra" in listed and problem.n <= problem.X.shape[1]:
+        return "dykstra", (f"dykstra: n = {problem.n} <= d = {problem.X.shape[1]}: the dual is strongly concave "
+                           "and plain Dykstra converges linearly"), None, 0.0
+    if not _ipm_applies(problem, listed):
+        return first, default, None, 0.0
+    if problem.form == "MaxMargin" and (problem.bias or first != "dykstra-accelerated"):
         return "ipm", "ipm: the hard margin with an offset has no faster certified method", None, 0.0
+    if problem.form == "MaxMargin":
+        c = margin_costs(problem, tol)
+        why = (f"R/||mean y_i x_i|| = {c['conditioning']:.3g} (a lower bound on R/margin), {problem.n} x "
+               f"{problem.X.shape[1]}: at least {c['dykstra']:.3g} s for dykstra-accelerated, {c['ipm']:.3g} s for ipm")
+        if not c["dykstra"] < c["ipm"]:
+            return "ipm", "ipm: " + why, None, 0.0
+        return first, f"{first}: {why} (ipm after {first} if it has not certified within ipm's time)", None, \
+            max(1.0, math.ceil(c["ipm"] / c["epoch"]))
     if problem.form != "SoftMarginSVM" or first not in ("dual-cd", "dual-cd-bias"):
-        return first, f"{first}: the first fast certified method listed for this problem", None, 0.0
+        return first, default, None, 0.0
     c = costs(problem, warm)
     why = (f"kappa = max C_i||x_i||^2 = {c['kappa']:.3g}, {problem.n} x {problem.X.shape[1]}, nnz {c['nnz']}: "
            f"estimated {c['cd']:.3g} s for {first}, {c['ipm']:.3g} s for ipm")
@@ -255,8 +264,7 @@ TYPICAL = 0.9       # the quantile of C_i||x_i||² that typical_kappa takes
 
 def typical_kappa(problem) -> float:
     """The :data:`TYPICAL` quantile of ``C_i||x_i||²`` over the samples: the conditioning of most coordinates, where
-    ``kappa`` (their maximum) may come from one outlying row (z-scored data: 422 against 57 on breast cancer, 942
-    against 35 on KEEL segment)."""
+    ``kappa`` (their maximum) may come from one outlying row."""
     values = row_kappas(problem)
     return float(np.quantile(values, TYPICAL)) if values.size else 0.0
 
@@ -264,7 +272,10 @@ def typical_kappa(problem) -> float:
 def work_to_tol(w0: float, g0: float, w1: float, g1: float, tol: float) -> float:
     """The work still needed to bring the relative gap from ``g1`` down to ``tol`` at the rate of two certificate
     checks (gap ``g0`` after work ``w0``, ``g1`` after ``w1``; linear convergence, ``0 < g1 < g0``, ``g1 > tol``):
-    ``(w1 − w0)·log(g1/tol)/log(g0/g1)``. The polish of the coordinate plans and the probe below both decide by it."""
+    ``(w1 − w0)·log(g1/tol)/log(g0/g1)``; infinite for ``tol <= 0`` (a positive gap never reaches 0). The polish of
+    the coordinate plans and the probe below both decide by it."""
+    if not tol > 0.0:
+        return math.inf
     return (w1 - w0) * np.log(g1 / tol) / np.log(g0 / g1)
 
 
@@ -273,12 +284,10 @@ class Probe:
     coordinate work ``state.total_work`` (model seconds) reaches ``T_ipm``, or from ``PROBE_FROM·T_ipm`` on, when the
     last two certificate checks (the plan's ``gap_of(state)`` at each new ``state.checked``) and the last two
     improvements of the best gap so far, each extrapolated at its rate (:func:`work_to_tol`) from the last check, do
-    not reach ``state.tol`` within ``T_ipm``. The best gap as well as the last: on raw 100,000 x 10 with 20 % flipped
-    labels and the offset, `dual-cd-bias`'s gap went 128 -> 104 -> 208 -> 227 -> 164 -> 53 over six checks and it
-    certified 1e-4 in 0.11 s, but the rise stopped the probe (the last two checks had no rate) and ``ipm`` took
-    0.26 s in all; the last two checks alone keep a probe whose gap rose and falls back fast. ``stopped`` says
-    whether it stopped the run, ``work`` is the work at its last call, ``checks`` holds ``(work, relative gap)`` at
-    each check it saw and ``best`` those that lowered the best gap."""
+    not reach ``state.tol`` within ``T_ipm`` (the best gap as well as the last: ``dual-cd-bias``'s gap is not monotone,
+    its offset and multiplier move). ``stopped`` says whether it stopped the run, ``work`` is the work at its last
+    call, ``checks`` holds ``(work, relative gap)`` at each check it saw and ``best`` those that lowered the best
+    gap."""
 
     def __init__(self, t_ipm: float, gap_of, polish_eta=None):
         self.budget, self.gap_of, self.polish_eta = float(t_ipm), gap_of, polish_eta
@@ -300,8 +309,6 @@ class Probe:
         if work < self.budget and len(self.checks) >= 2:
             if not self.checks[-1][1] > st.tol:   # the stop test certifies this iterate
                 return False
-            # the rate of the last two checks, or of the best gap's last two improvements (dual-cd-bias's gap is not
-            # monotone: its offset and multiplier move), from the last check on
             pairs = [self.checks[-2:]] + ([self.best[-2:]] if len(self.best) >= 2 else [])
             for (w0, g0), (w1, g1) in pairs:
                 if np.isfinite(g1) and g0 > g1 > 0.0 and w1 > w0 and \
@@ -313,23 +320,60 @@ class Probe:
         return True
 
 
-def solve_auto(problem, solve, compile_method, **options):
-    """``solve(problem, choose(problem)[0], **options)`` with ``info["chosen"]``; where that is ``ipm`` for a soft
-    margin, the coordinate method's probe first (module docstring; the run of ``compile_method(problem, method,
-    **options)``, whose plan gives the probe its ``relative_gap``); and ``ipm`` after a coordinate run that ended on
-    its budget where ``ipm`` applies. ``solve`` and ``compile_method`` are :mod:`.solve`'s (passed in: that module
-    imports this one)."""
-    method, why, probe_method, budget = _decide(problem)
-    begin = time.perf_counter()
+class Runs:
+    """The runs of one ``solve("auto")`` sharing the user's ``max_iter`` and ``time_limit`` (module docstring)."""
 
-    def to_ipm():
-        """The options of the run that follows a coordinate run or a probe (None: the time limit is spent)."""
-        rest = {k: v for k, v in options.items() if k not in ("max_iter", "warm_start")}
-        if rest.get("time_limit") is not None:   # the user's time limit covers both runs
-            rest["time_limit"] = rest["time_limit"] - (time.perf_counter() - begin)
+    def __init__(self, options: dict):
+        self.options, self.begin, self.runs = options, time.perf_counter(), []
+        self.spent = ""   # which of the user's budgets next() found spent
+
+    def add(self, method: str, res) -> None:
+        self.runs.append({"method": method, "iterations": int(res.iterations), "status": res.status})
+
+    def used(self) -> int:
+        return sum(r["iterations"] for r in self.runs)
+
+    def next(self) -> dict | None:
+        """The run options of the next run (the method's own options and ``warm_start`` stay with the first), or
+        None when the user's ``max_iter`` or ``time_limit`` is spent."""
+        rest = {k: v for k, v in self.options.items() if k in RUN_OPTIONS and k not in ("warm_start", "resume")}
+        if rest.get("max_iter") is not None:
+            rest["max_iter"] = int(rest["max_iter"]) - self.used()
+            if rest["max_iter"] <= 0:
+                self.spent = "max_iter"
+                return None
+        if rest.get("time_limit") is not None:
+            rest["time_limit"] = rest["time_limit"] - (time.perf_counter() - self.begin)
             if rest["time_limit"] <= 0.0:
+                self.spent = "time limit"
                 return None
         return rest
+
+    def finish(self, res, chosen: dict):
+        """``res`` (the last run's result) with ``info["chosen"]`` and the iterations of every run."""
+        if len(self.runs) > 1:
+            res.iterations = self.used()
+            chosen["runs"] = list(self.runs)
+        res.info["chosen"] = chosen
+        return res
+
+
+def _budget_stop(res) -> bool:
+    """Whether a run ended on its iteration budget (not the time limit, a callback or ``stop_when``)."""
+    return res.status == "user_limit" and res.info.get("stopped_by") is None
+
+
+def solve_auto(problem, solve, compile_method, **options):
+    """The method of :func:`choose` for ``problem`` with ``info["chosen"]``; where that is ``ipm`` for a soft margin,
+    the coordinate method's probe first (module docstring; the run of ``compile_method(problem, method, **options)``,
+    whose plan gives the probe its ``relative_gap``); ``dykstra-accelerated`` on the hard margin for at most
+    ``T_ipm`` of its modelled epochs; and ``ipm`` after a run that ended on its budget, where ``ipm`` applies. The
+    user's ``max_iter`` bounds the iterations of all the runs together (``Result.iterations`` is their total), each
+    run given what the runs before it left; ``time_limit`` covers every run. ``solve`` and ``compile_method`` are
+    :mod:`.solve`'s (passed in: that module imports this one)."""
+    method, why, probe_method, budget = _decide(problem, tol=options.get("tol"))
+    runs = Runs(options)
+    listed = methods(problem)
 
     def probe_then(first, then, why_first):
         """Run ``first`` with a :class:`Probe` of ``budget`` (model seconds), then ``then`` if the probe stops it or it
@@ -337,20 +381,20 @@ def solve_auto(problem, solve, compile_method, **options):
         plan = compile_method(problem, first, **options)   # what solve(...) runs, kept for its relative_gap
         probe = Probe(budget, plan.relative_gap, getattr(plan, "polish_eta", None))
         res = plan.run(callback=probe)
+        runs.add(first, res)
         record = {"method": first, "work": probe.work, "budget": budget,
                   "relative_gap": res.certificate.get("relative_gap"), "iterations": res.iterations}
-        ended = res.status == "user_limit" and res.info.get("stopped_by") is None   # its own budget
-        rest = to_ipm() if probe.stopped or ended else None
-        if rest is None:   # finished, stopped by the user's limits, or no time left for the other method
-            kept = "the time limit is spent: kept" if probe.stopped or ended else f"{res.status}: kept"
-            res.info["chosen"] = {"method": first, "why": why_first, "probe": {**record, "outcome": kept}}
-            return res
+        handover = probe.stopped or _budget_stop(res)
+        rest = runs.next() if handover else None
+        if rest is None:   # finished, stopped by the user's limits, or no budget left for the other method
+            kept = f"the {runs.spent} is spent: kept" if handover else f"{res.status}: kept"
+            return runs.finish(res, {"method": first, "why": why_first, "probe": {**record, "outcome": kept}})
         within = "T_ipm" if then == "ipm" else f"the model's time for {then}"
         outcome = (f"its certified gap's rate would not reach tol within {within}: {then}" if probe.stopped else
                    f"it ended on its budget: {then}")
         again = solve(problem, then, **rest)
-        again.info["chosen"] = {"method": then, "why": why, "probe": {**record, "outcome": outcome}}
-        return again
+        runs.add(then, again)
+        return runs.finish(again, {"method": then, "why": why, "probe": {**record, "outcome": outcome}})
 
     if method == "smo":
         if options.get("callback") is None and set(options) <= set(RUN_OPTIONS):
@@ -358,16 +402,20 @@ def solve_auto(problem, solve, compile_method, **options):
         method, probe_method = probe_method, None   # a callback or a method's own option: the model's other choice
     if probe_method is not None and options.get("callback") is None and options.get("polish", True) is not False:
         return probe_then(probe_method, "ipm", probe_method + why[len("ipm"):])
-    res = solve(problem, method, **options)
+    first_options = dict(options)
+    capped = problem.form == "MaxMargin" and method == "dykstra-accelerated" and budget > 0 and \
+        options.get("callback") is None
+    if capped:   # at most T_ipm of its modelled epochs (and the user's max_iter), then ipm
+        cap = int(budget)
+        first_options["max_iter"] = cap if options.get("max_iter") is None else min(cap, int(options["max_iter"]))
+    res = solve(problem, method, **first_options)
+    runs.add(method, res)
     chosen = {"method": method, "why": why}
-    if method in ("dual-cd", "dual-cd-bias") and res.status == "user_limit" and \
-            res.info.get("stopped_by") is None and "ipm" in methods(problem) and \
-            problem.X.shape[1] + 1 <= IPM_MAX_COLUMNS and options.get("callback") is None and \
-            (rest := to_ipm()) is not None:
+    if method != "ipm" and _budget_stop(res) and _ipm_applies(problem, listed) and \
+            options.get("callback") is None and (rest := runs.next()) is not None:
         again = solve(problem, "ipm", **rest)
-        again.info["chosen"] = {"method": "ipm", "why": why, "fallback": f"{method} ended on its budget "
-                                f"({res.iterations} iterations, relative gap {res.certificate.get('relative_gap')})"}
-        return again
-    res.info["chosen"] = chosen
-    return res
-
+        runs.add("ipm", again)
+        return runs.finish(again, {"method": "ipm", "why": why, "fallback": f"{method} ended on its budget "
+                                   f"({res.iterations} iterations, relative gap "
+                                   f"{res.certificate.get('relative_gap')})"})
+    return runs.finish(res, chosen)

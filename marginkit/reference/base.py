@@ -29,6 +29,17 @@ primal value, dual value, duality gap, maximum constraint violation and the rela
   that cannot be given a limit (ECOS has no such option, nor have several others) is skipped under a limit when it
   is a fallback, and ``time_limit`` with it as the named solver is a :class:`~marginkit.ProblemError`. The
   certificate marginkit computes afterwards (and a hull-distance proof of infeasibility) is not limited.
+* *The run options honoured.* ``max_iter`` is every attempt's iteration limit under the solver's own keyword
+  (Clarabel and OSQP ``max_iter``, ECOS and SCS ``max_iters``; :data:`~.solvers.ITERATION_KEYWORDS`), and an
+  attempt that stops on it ends the search: status ``user_limit`` unless marginkit's certificate proves ``tol``.
+  ``tol`` is the relative accuracy the certificate must prove for ``optimal`` (``CERTIFY_TOL`` without it), and
+  the solvers' stopping tolerances are set to a tenth of it (:func:`~.solvers.budget_options`; ``tol=0``: at the
+  rounding level, so a solver runs until its iteration limit or until it can make no progress, and ``optimal``
+  needs a gap of exactly 0). A solver without those settings is skipped as a fallback when they are given, and
+  is a :class:`~marginkit.ProblemError` as the named solver. ``seed`` is accepted (every solver here is
+  deterministic: any seed gives the same answer); the other run options of the first-order methods (``callback``,
+  ``trace``, ``checkpoint``, ...) are a :class:`~marginkit.ProblemError` naming them, as is a ``warm_start`` that
+  is not CVXPY's own ``True``/``False``.
 * *Never an exception.* A solver that raises, stops without a point, or returns non-finite values gives status
   ``solver_error`` (``user_limit`` when it stopped on an iteration or time limit), ``w = None`` and
   ``info["message"]`` with the reason. Unknown options and solvers are a :class:`~marginkit.ProblemError` when the
@@ -48,8 +59,9 @@ import scipy.sparse as sp
 from ..core.solution import Solution
 from ..core.validation import ProblemError
 from ..engine.assemble import build_result
-from .solvers import (DEFAULT_SOLVER, TIGHT, TIME_LIMIT_KEYWORDS, check_options, check_solver, fallback_solvers,
-                      quiet_solve, run_solver)
+from .solvers import (DEFAULT_SOLVER, ITERATION_KEYWORDS, TIGHT, TIME_LIMIT_KEYWORDS, TOLERANCE_KEYWORDS,
+                      budget_option, budget_options, check_options, check_solver, fallback_solvers, quiet_solve,
+                      run_solver, time_limit_option)
 
 CERTIFY_TOL = 1e-6
 BOUNDED_GRACE = 0.1   # seconds past the deadline a solver's thread is waited for before it is left running
@@ -162,7 +174,9 @@ class CvxpyReference:
 
     def __init__(self, problem, solver: str | None = None, **solver_options):
         self.solver = check_solver(solver)
-        self.time_limit = _time_limit(self.solver, solver_options)
+        self.time_limit = time_limit_option(self.solver, solver_options)
+        self.max_iter, self.tol = budget_option(self.solver, solver_options)
+        self.certify_tol = CERTIFY_TOL if self.tol is None else self.tol
         self.solver_options = check_options(self.solver or DEFAULT_SOLVER, solver_options, default=self.solver is None)
         self.problem = problem
         self._user_model = None
@@ -222,14 +236,21 @@ class CvxpyReference:
         """``(solver, options, options are the user's)`` in the order they are tried (under a ``time_limit``, only
         the solvers that take one)."""
         if self.solver is not None:
-            return [(self.solver, dict(self.solver_options), bool(self.solver_options))]
+            return [(self.solver, {**self.budgeted(self.solver), **self.solver_options}, bool(self.solver_options))]
         out = []
         for s in fallback_solvers():
             if s == DEFAULT_SOLVER:
-                out.append((s, {**TIGHT.get(s, {}), **self.solver_options}, bool(self.solver_options)))
-            elif self.time_limit is None or s in TIME_LIMIT_KEYWORDS:
-                out.append((s, dict(TIGHT.get(s, {})), False))
+                out.append((s, {**TIGHT.get(s, {}), **self.budgeted(s), **self.solver_options},
+                            bool(self.solver_options)))
+            elif all(value is None or s in table for value, table in ((self.time_limit, TIME_LIMIT_KEYWORDS),
+                                                                     (self.max_iter, ITERATION_KEYWORDS),
+                                                                     (self.tol, TOLERANCE_KEYWORDS))):
+                out.append((s, {**TIGHT.get(s, {}), **self.budgeted(s)}, False))
         return out
+
+    def budgeted(self, solver: str) -> dict:
+        """``solver``'s settings for the run's ``max_iter`` and ``tol`` (module docstring)."""
+        return budget_options(solver, self.max_iter, self.tol)
 
     def _limited(self, prob, solver: str, opts: dict, deadline: float | None, quiet: bool = True) -> dict | None:
         """``opts`` with the time left before ``deadline`` under ``solver``'s keyword; None when none is left. CVXPY
@@ -265,7 +286,7 @@ class CvxpyReference:
         if not has_point and sol.status in ("optimal", "user_limit"):
             sol.status = "user_limit" if status == "user_limit" else "solver_error"
         if sol.certificate is not None and has_point:
-            ok = certified(sol.certificate)
+            ok = certified(sol.certificate, self.certify_tol)
             sol.certificate["relative_gap"] = relative_gap(sol.certificate)
             if sol.status == "optimal" and not ok:
                 sol.status = "optimal_inaccurate"
@@ -315,7 +336,12 @@ class CvxpyReference:
         sol = self._extract_safe(status, handles, scale, message)
         sol.info["solver"] = solver
         stats = prob.solver_stats if status != "solver_error" else None
-        record = {"solver": label, "cvxpy_status": status, "status": sol.status,
+        hit = self.max_iter is not None and (status == "user_limit" or stats is not None and
+                                             int(getattr(stats, "num_iters", 0) or 0) >= self.max_iter)
+        if hit and sol.status == "optimal_inaccurate":   # stopped by the iteration limit, not by its own rule
+            sol.status = "user_limit"
+            sol.info["message"] = f"{solver} stopped on max_iter={self.max_iter}"
+        record = {"solver": label, "cvxpy_status": status, "status": sol.status, "max_iter_hit": hit,
                   "relative_gap": relative_gap(sol.certificate) if sol.certificate else np.nan,
                   "message": sol.info.get("message", message), "time": _time.perf_counter() - t0}
         if len(self._scales) > 1:
@@ -333,16 +359,20 @@ class CvxpyReference:
         else:
             message = None if sol is not None else "no point"
         if sol is not None:
-            ok = certified(sol.certificate)
+            ok = certified(sol.certificate, self.certify_tol)
             sol.certificate["relative_gap"] = relative_gap(sol.certificate)
             sol.status = "optimal" if ok else "optimal_inaccurate"
             sol.info["solver"] = label
             if not ok:
-                sol.info.setdefault("message", f"{label}: the certificate does not reach {CERTIFY_TOL:g}")
+                sol.info.setdefault("message", f"{label}: the certificate does not reach {self.certify_tol:g}")
         record = {"solver": label, "cvxpy_status": "n/a", "status": sol.status if sol is not None else "solver_error",
                   "relative_gap": relative_gap(sol.certificate) if sol is not None else np.nan,
                   "message": message if sol is None else sol.info.get("message"), "time": _time.perf_counter() - t0}
         return sol, record
+
+    def _spent(self, attempts) -> bool:
+        """Whether an attempt stopped on the run's ``max_iter`` (the search ends there, module docstring)."""
+        return any(a.get("max_iter_hit", False) for a in attempts)
 
     def result(self):
         t0 = getattr(self, "begin", None) or _time.perf_counter()   # solve() sets it: the import counts too
@@ -365,8 +395,8 @@ class CvxpyReference:
                     continue
                 setup += _time.perf_counter() - tb
                 tries = [(opts, user_opts, solver)]
-                if solver == DEFAULT_SOLVER and self.solver is None and opts:
-                    tries.append(({}, False, solver + " (defaults)"))   # when the tight settings raise
+                if solver == DEFAULT_SOLVER and self.solver is None and opts != self.budgeted(solver):
+                    tries.append((self.budgeted(solver), False, solver + " (defaults)"))   # the tight settings raise
                 for o, uo, label in tries:
                     if deadline is not None and _time.perf_counter() >= deadline:   # no more attempts
                         attempts.append({"solver": label, "cvxpy_status": "user_limit", "status": "user_limit",
@@ -381,14 +411,14 @@ class CvxpyReference:
                     if record["cvxpy_status"] != "solver_error":
                         break
                 if best is not None and best.status in ("optimal", "infeasible") or \
-                        deadline is not None and _time.perf_counter() >= deadline:
+                        deadline is not None and _time.perf_counter() >= deadline or self._spent(attempts):
                     done = True
                     break
             if done:
                 break
         for label, solve in ([] if self.solver is not None else self.direct_solutions()):   # a named solver alone
             if best is not None and best.status in ("optimal", "infeasible") or \
-                    deadline is not None and _time.perf_counter() >= deadline:
+                    deadline is not None and _time.perf_counter() >= deadline or self._spent(attempts):
                 break
             sol, record = self._direct(label, solve)
             attempts.append(record)
@@ -411,6 +441,8 @@ class CvxpyReference:
         sol.info["attempts"] = attempts
         if sol.status == "user_limit" and deadline is not None and _time.perf_counter() >= deadline:
             sol.info["stopped_by"] = "time_limit"
+        elif sol.status == "user_limit" and self._spent(attempts):
+            sol.info["stopped_by"] = "max_iter"
         setup = min(elapsed, setup)
         sol.setup_time, sol.time = setup, elapsed - setup
         solver = sol.info.get("solver") or (self.solver or DEFAULT_SOLVER)
@@ -420,23 +452,6 @@ class CvxpyReference:
                                "relative_gap": np.nan}
         sol.certificate["solver"] = solver
         return build_result(self.problem, sol, "cvxpy")
-
-
-def _time_limit(solver: str | None, options: dict) -> float | None:
-    """The reference's ``time_limit`` (taken out of ``options``), checked: a positive number of seconds, and a named
-    solver that can be given one."""
-    if "time_limit" not in options:
-        return None
-    limit = options.pop("time_limit")
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)) or \
-            not (np.isfinite(limit) and limit > 0):
-        raise ProblemError(f"time_limit must be a positive number of seconds or None; got {limit!r}")
-    if solver is not None and solver not in TIME_LIMIT_KEYWORDS:
-        raise ProblemError(f"time_limit cannot be passed to solver {solver} (it has no time limit option); the "
-                           f"solvers that take one: {', '.join(sorted(TIME_LIMIT_KEYWORDS))}")
-    return float(limit)
 
 
 def _describe(attempt: dict) -> str:

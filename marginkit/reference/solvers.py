@@ -1,4 +1,5 @@
-"""The solvers a CVXPY reference may use: their order and option tables, the checks of a user's solver and options,
+"""The solvers a CVXPY reference may use: their order and option tables, the checks of a user's solver and options
+(marginkit's run options among them: :func:`time_limit_option`, :func:`budget_option`),
 and one solve attempt that never raises and never prints (:func:`run_solver`, :func:`quiet_descriptors`). The
 reference's own logic -- scaling, fallback, certificate -- is :mod:`.base`."""
 from __future__ import annotations
@@ -12,6 +13,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..core.validation import ProblemError
+from ..engine.options import RUN_OPTIONS, make_rng
 
 SOLVER_ORDER = ("CLARABEL", "ECOS", "SCS", "OSQP", "PIQP", "PROXQP", "QOCO", "MOSEK", "GUROBI", "CPLEX", "COPT",
                 "XPRESS", "CVXOPT", "HIGHS")
@@ -27,6 +29,23 @@ TIGHT = {"CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, 
 
 # the keyword under which each solver takes a wall-clock limit in seconds (ECOS has none)
 TIME_LIMIT_KEYWORDS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit"}
+# ... an iteration limit (marginkit's ``max_iter``)
+ITERATION_KEYWORDS = {"CLARABEL": "max_iter", "ECOS": "max_iters", "SCS": "max_iters", "OSQP": "max_iter"}
+# ... and its stopping tolerances (marginkit's ``tol``: each one set to TOL_FRACTION·tol, at least TOL_FLOOR)
+TOLERANCE_KEYWORDS = {"CLARABEL": ("tol_gap_abs", "tol_gap_rel", "tol_feas"), "ECOS": ("abstol", "reltol", "feastol"),
+                      "SCS": ("eps_abs", "eps_rel"), "OSQP": ("eps_abs", "eps_rel")}
+TOL_FRACTION, TOL_FLOOR = 0.1, 1e-15   # ECOS refuses a tolerance of 0; 1e-15 is below every solver's reach
+
+
+def budget_options(solver: str, max_iter: int | None, tol: float | None) -> dict:
+    """``solver``'s own settings for marginkit's ``max_iter`` and ``tol`` (those given), from
+    :data:`ITERATION_KEYWORDS` and :data:`TOLERANCE_KEYWORDS`; ``{}`` for a solver without them."""
+    out = {}
+    if max_iter is not None and solver in ITERATION_KEYWORDS:
+        out[ITERATION_KEYWORDS[solver]] = int(max_iter)
+    if tol is not None and solver in TOLERANCE_KEYWORDS:
+        out.update(dict.fromkeys(TOLERANCE_KEYWORDS[solver], max(TOL_FRACTION * float(tol), TOL_FLOOR)))
+    return out
 
 # keywords CVXPY itself takes in ``Problem.solve`` that make sense for a reference
 _CVXPY_KEYWORDS = {"verbose", "warm_start", "canon_backend", "ignore_dpp", "enforce_dpp"}
@@ -74,6 +93,47 @@ def check_options(solver: str, options: dict, default: bool = False) -> dict:
         raise ProblemError(f"unknown option(s) {unknown} for the CVXPY reference with solver {solver}{hint}; its "
                            f"options: {', '.join(sorted(known))}")
     return dict(options)
+
+
+def time_limit_option(solver: str | None, options: dict) -> float | None:
+    """The reference's ``time_limit`` (taken out of ``options``), checked: a positive number of seconds, and a named
+    solver that can be given one."""
+    if "time_limit" not in options:
+        return None
+    limit = options.pop("time_limit")
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)) or \
+            not (np.isfinite(limit) and limit > 0):
+        raise ProblemError(f"time_limit must be a positive number of seconds or None; got {limit!r}")
+    if solver is not None and solver not in TIME_LIMIT_KEYWORDS:
+        raise ProblemError(f"time_limit cannot be passed to solver {solver} (it has no time limit option); the "
+                           f"solvers that take one: {', '.join(sorted(TIME_LIMIT_KEYWORDS))}")
+    return float(limit)
+
+
+def budget_option(solver: str | None, options: dict) -> tuple[int | None, float | None]:
+    """The reference's ``max_iter`` and ``tol`` (taken out of ``options`` with ``seed``), checked; the other run
+    options of the first-order methods are refused by name (module docstring)."""
+    max_iter, tol, seed = options.pop("max_iter", None), options.pop("tol", None), options.pop("seed", None)
+    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or
+                                 max_iter < 0):
+        raise ProblemError(f"max_iter must be a non-negative int or None; got {max_iter!r}")
+    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or
+                            not (np.isfinite(tol) and tol >= 0)):
+        raise ProblemError(f"tol must be a finite number >= 0 or None; got {tol!r}")
+    make_rng(seed)   # a seed numpy rejects is a ProblemError naming seed; any other gives the same answer
+    for name, table, value in (("max_iter", ITERATION_KEYWORDS, max_iter), ("tol", TOLERANCE_KEYWORDS, tol)):
+        if value is not None and solver is not None and solver not in table:
+            raise ProblemError(f"{name} cannot be passed to solver {solver} (marginkit knows no such setting of it); "
+                               f"the solvers that take one: {', '.join(sorted(table))}")
+    refused = sorted(k for k in options if k in RUN_OPTIONS and k not in ("verbose", "warm_start"))
+    if "warm_start" in options and not isinstance(options["warm_start"], (bool, np.bool_)):
+        refused.append("warm_start")
+    if refused:
+        raise ProblemError(f"the run option(s) {refused} do not apply to the CVXPY reference (it honours max_iter, "
+                           "tol, time_limit and seed, and CVXPY's own verbose and warm_start=True/False)")
+    return (None if max_iter is None else int(max_iter)), (None if tol is None else float(tol))
 
 
 def fallback_solvers() -> list[str]:

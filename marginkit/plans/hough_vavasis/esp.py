@@ -312,6 +312,8 @@ class ESPFista(_ESPPlan):
         return ESPState(k=st.k + 1, x=x, x0=st.x0, grad_map=self.step_norm(st.y, x), y=y, momentum=momentum)
 
     def stop(self, st, budget):
+        if budget.tol <= 0:   # tol=0: the whole budget, whatever test (28) says
+            return None
         if self.config.stop == "early":
             branch, v = self.certified_separator(st)
             return "optimal" if branch else self.infeasible(st, budget.tol, v)
@@ -371,5 +373,7 @@ class ESPPdhg(_ESPPlan):
         return super().certified_separator(st)
 
     def stop(self, st, budget):
+        if budget.tol <= 0:   # tol=0: the whole budget, whatever test (28) says
+            return None
         branch, v = self.certified_separator(st)   # v: the residual b − 𝒜x_k when no separator was found
         return "optimal" if branch else self.infeasible(st, budget.tol, v)

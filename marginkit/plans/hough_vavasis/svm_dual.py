@@ -10,6 +10,10 @@ of §3.2 and its parameters (§3.4), the offset (27) of §3.6 and the early stop
 * ``fista`` for :class:`~marginkit.SoftMarginSVM` (:class:`SoftMarginFista`): FISTA with function restart on the
   dual (12), the same knapsack projection onto Ω (13)–(14), a primal–dual gap stop.
 * ``PerturbedSVMPrimal`` (20) reaches :class:`PerturbedDualFista` through a reduction (its ``(w, t)`` are the same).
+* With a kernel the ``n × n`` Gram matrix and its largest eigenvalue (exact up to ``EXACT_BELOW`` samples, Lanczos
+  beyond) are the set-up; a ``time_limit`` given to ``solve``/``compile`` covers it: the Gram matrix's first block
+  is timed, and a set-up that would not fit is a ``ProblemError`` giving the seconds and GiB it needs
+  (:func:`~marginkit.core.kernels.gram_within`).
 * Both are written once against the problem's backend (``core/backend``) and run where ``X`` lives: on
   torch/CuPy/array-api-strict the n-vectors, ``θ``, ``β``, the restart test and ``G_k`` stay on the device (the
   knapsack multiplier by the fixed-length bracket search of :class:`~marginkit.operators.projections.Bracket`), a
@@ -25,12 +29,14 @@ paper's ``y_k``, renamed to keep ``y`` for the labels).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from ...core.backend import NUMPY
+from ...core.kernels import problem_gram
 from ...core.linalg import largest_eigenvalue
 from ...core.params import Interval, Options
 from ...core.solution import Solution
@@ -41,6 +47,8 @@ from ...operators.hinge import best_offset, smoothed_hinge, weighted_best_offset
 from ...operators.projections import (GRID_FRACTIONS, PROJECTIONS, Bracket, project_box_knapsack, project_svm_dual,
                                       weighted_projection)
 from ..common.fista import RESTARTS, Momentum, MomentumRule, Point, constant_momentum, fista_step
+
+EXACT_BELOW = 1000   # the kernel form's largest eigenvalue: exact up to this n, Lanczos (ARPACK) beyond (O(n²) a step)
 
 # the options both dual plans share, declared once
 DUAL_CONSTRAINTS = {"stop": [Options("early", "tol")], "variant": [None, Options("v-fista", "fista")],
@@ -100,10 +108,11 @@ class SVMDualFista(IterationPlan):
     ``stale_max`` stale steps. **Ambiguity resolved (stall guard)**: stale steps are counted only after the first
     certification (``p_best > 0``) and not before ``min_iter``; taken literally the rule stops at iteration 2 with
     ``T = ∅``. The early stop (or ``D_k <= tol·γ``) reports ``optimal`` only when the relative gap
-    ``<= tol``, else ``optimal_inaccurate``. ``stop="tol"``: stop when that gap is ``<= tol``. The relative gap is
-    certified and scale-free: ``(P − g)/g`` (``g > 0``, a lower bound on the SVM's optimal ``P*``) when the
-    problem is the SVM primal, ``(P − g)/P`` (``g >= 0``, ``P`` an upper bound on the dual's optimum) when the
-    problem is the perturbed dual (a maximisation); ``inf`` (never ``optimal``) without such a bound.
+    ``<= tol``, else ``optimal_inaccurate``; with ``tol=0`` ("run the whole budget") it is off. ``stop="tol"``:
+    stop when that gap is ``<= tol``. The relative gap is certified and scale-free: ``(P − g)/g`` (``g > 0``, a lower
+    bound on the SVM's optimal ``P*``) when the problem is the SVM primal, ``(P − g)/P`` (``g >= 0``, ``P`` an upper
+    bound on the dual's optimum) when the problem is the perturbed dual (a maximisation); ``inf`` (never ``optimal``)
+    without such a bound.
 
     A subclass says which μ the iteration uses and which one the certificate refers to (:meth:`mus`).
     """
@@ -120,6 +129,7 @@ class SVMDualFista(IterationPlan):
     bk = NUMPY       # where X lives (core/backend); setup sets the problem's
 
     def setup(self):
+        begin = time.perf_counter()   # a time_limit given to solve/compile covers the set-up (the Gram matrix)
         form = self.form
         self.bk = bk = getattr(form, "backend", NUMPY)
         xp = bk.xp
@@ -141,9 +151,10 @@ class SVMDualFista(IterationPlan):
             self.X = form.X
             H2 = bk.spectral_norm_sq(form.X)
         else:
-            self.K = form.gram()
-            Ks = 0.5 * (self.K + self.K.T)
-            H2 = largest_eigenvalue(Ks, Ks.shape[0], dense=lambda: Ks, exact_below=Ks.shape[0])
+            limit = self.run_defaults.get("time_limit")
+            self.K = problem_gram(form, None if limit is None else begin + limit, self.method)
+            Ks = 0.5 * (self.K + self.K.T) if self.n <= EXACT_BELOW else self.K   # Lanczos: K symmetric to rounding
+            H2 = largest_eigenvalue(Ks, self.n, dense=lambda: Ks, exact_below=EXACT_BELOW, residual=True)
         L = self.mu_dual + max(H2, 0.0)
         self.L = L if L != 0.0 else 1.0
         self.kappa = self.L / self.mu_dual if self.mu_dual > 0 else np.inf
@@ -300,6 +311,8 @@ class SVMDualFista(IterationPlan):
     def stop(self, st, budget):
         if self.config.stop == "tol":
             return "optimal" if st.k > 0 and self.relative_gap(st) <= budget.tol else None
+        if not budget.tol > 0:   # tol=0: run the whole budget (the early stop is not a certificate)
+            return "optimal" if self.relative_gap(st) <= 0.0 else None
         stalled = st.stale >= self.stale_max and st.k >= self.min_iter
         if stalled or self.bk.float(st.dist_bound) <= budget.tol * self.box_max:
             return "optimal" if self.relative_gap(st) <= budget.tol else "optimal_inaccurate"

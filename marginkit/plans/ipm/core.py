@@ -51,7 +51,8 @@ with that rule the iterates, the number of iterations and the certified relative
 the data. A step that cannot be taken (the normal matrix fails even regularised, a non-finite or vanishing step, or
 ``μ`` below ``1e-15`` of its start, where ``D`` reaches ``1e15`` and the matrix loses the identity to rounding) is not
 taken: the state is kept and marked ``stalled``; the plan then ends with ``optimal_inaccurate`` (its certified gap in
-the certificate) unless that state already proves ``tol``.
+the certificate) unless that state already proves ``tol``; with ``tol=0`` ("run the whole budget") the stalled
+state is kept until ``max_iter`` (``user_limit``).
 """
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ class MaxMarginIPM(InteriorPointPlan):
             if (upper <= PROOF_EARLY * self.R or st.stalled) and self.hull_proof() is not None:
                 return "infeasible"
             return None
-        return "optimal_inaccurate" if st.stalled else None
+        return "optimal_inaccurate" if st.stalled and budget.tol > 0 else None   # tol=0: the whole budget
 
     def measure(self, st) -> dict:
         c = st.cert

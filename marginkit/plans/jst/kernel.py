@@ -33,11 +33,12 @@ Resolved in this file (each once):
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.kernels import GramRows
+from ...core.kernels import GramRows, problem_gram
 from ...core.solution import Solution
 from ...core.warmstart import parse_warm_start
 from ..common.margin import MarginPlan, MarginState
@@ -55,8 +56,8 @@ class SignedGram:
     matrix (``form.gram()``, cached on the problem); ``full=False`` uses the cached Gram matrix if there is one and
     otherwise computes one kernel row per :meth:`column` (``n`` kernel evaluations)."""
 
-    def __init__(self, form, full: bool):
-        K = form.gram() if full else cached_gram(form)
+    def __init__(self, form, full: bool, deadline: float | None = None, method: str = "kernel"):
+        K = problem_gram(form, deadline, method) if full else cached_gram(form)   # deadline: the run's time_limit
         self.rows = GramRows(form.kernel, form.gamma, form.X, K)
         self.y = form.y
         R = float(np.sqrt(max(float(np.max(self.rows.diagonal())), 0.0)))
@@ -116,8 +117,9 @@ class KernelDualForm(MarginPlan):
 
     def setup(self):
         # replaces MarginPlan.setup (no super() call): the kernel form never builds Z = −diag(y)X/R
-        form = self.form
-        self.kop = SignedGram(form, full=self.full_gram)
+        form, limit = self.form, self.run_defaults.get("time_limit")
+        self.kop = SignedGram(form, full=self.full_gram, method=self.method,
+                              deadline=None if limit is None else time.perf_counter() + limit)
         self.R = self.kop.R
         self.Z = None
         self.n, self.d = form.X.shape
