@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ..core.result import Result
 from ..core.validation import ProblemError
-from ..engine.choice import PREFERRED, choose  # noqa: F401  (PREFERRED: re-exported)
+from ..engine.choice import choose
 from ..engine.graph import method_spec, methods
 from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 

@@ -45,10 +45,11 @@ plus ``RB_ROW`` a row and ``RB_ENTRY`` an entry each. Where even that costs more
 outright; otherwise ``dykstra-accelerated`` runs for at most ``T_ipm`` of its modelled epochs (and its own budget),
 then ``ipm``. ``tol=0`` goes to ``ipm``.
 
-**Other forms.** ``MaxMargin`` with an offset: ``ipm``; with a kernel or off the host: the first method of
-:data:`PREFERRED`. ``MinNormFeasibility`` (``p <= 2``): ``dykstra`` where ``n <= d`` (``XXᵀ`` is then invertible, the
-dual strongly concave and plain Dykstra linear, RB §4 remark (c)), else ``dykstra-accelerated``. The other forms take
-the first of :data:`PREFERRED` that ``methods(problem)`` lists; the CVXPY reference only where no method of marginkit
+**Other forms.** ``MaxMargin`` with an offset: ``ipm``; with a kernel or off the host: the listed method of the
+smallest ``preference`` on its card (:class:`Roles`). ``MinNormFeasibility`` (``p <= 2``): ``dykstra`` where ``n <= d``
+(``XXᵀ`` is then invertible, the dual strongly concave and plain Dykstra linear, RB §4 remark (c)), else
+``dykstra-accelerated``. The other forms take the listed method of the smallest ``preference``; the CVXPY reference
+only where no method of marginkit
 applies (``MinNormFeasibility`` with ``p > 2``, ``MaxMargin`` with an offset and a kernel), with the run options its
 solvers honour (:mod:`marginkit.reference.base`).
 
@@ -69,22 +70,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.linalg import scaled_row_norms
-from .graph import methods
+from .graph import method_spec, methods
 from .options import RUN_OPTIONS
 
-#: the fast certified methods tried first for each (form, bias), in order; a method the problem does not list (a
-#: kernel, an offset, sample weights it does not handle) is skipped, then the CVXPY reference is the fallback
-PREFERRED = {
-    ("SoftMarginSVM", True): ("dual-cd-bias", "fista"),
-    ("SoftMarginSVM", False): ("dual-cd", "fista"),
-    ("MaxMargin", False): ("dykstra-accelerated", "dual-accelerated"),   # dual-accelerated: the kernel form
-    ("MaxMargin", True): ("ipm",),
-    ("MinNormFeasibility", True): ("dykstra-accelerated", "dykstra", "mirror-descent"),
-    ("ProjectionOntoIntersection", True): ("dykstra-accelerated", "dykstra"),
-    ("PerturbedSVMDual", True): ("fista",),
-    ("PerturbedSVMPrimal", True): ("fista",),
-    ("EllipsoidSeparation", True): ("fista", "pdhg"),
-}
 IPM_MAX_COLUMNS = 3000
 IPM_MARGIN = 2.0   # ipm only where its estimate is this many times below the coordinate method's
 CD_FIXED = 1e-3   # seconds of a coordinate run's fixed cost (setup, certificates)
@@ -100,11 +88,28 @@ RB_EPOCHS, RB_TOL_POWER = 10.0, 0.19   # its fewest epochs per unit of R/||mean 
 RB_DEFAULT_TOL = 1e-6   # the tol of dykstra-accelerated when none is given (the plan's default)
 
 
-def _preferred(problem, listed) -> str:
-    for name in PREFERRED.get((problem.form, bool(getattr(problem, "bias", True))), ()):
-        if name in listed:
-            return name
-    return "cvxpy" if "cvxpy" in listed or not listed else listed[0]
+class Roles:
+    """The methods ``problem`` lists, known to the model by their cards (never by name): ``first``, the listed method
+    of the smallest positive ``preference`` (the reference where none has one); ``ipm`` (tag ``"interior-point"``),
+    ``coordinate`` (``"svm-coordinate"``: ``dual-cd`` or ``dual-cd-bias``, whichever the offset allows),
+    ``pairwise`` (``"pairwise"``: ``smo``), ``dykstra`` and ``accelerated`` (``"dykstra"`` without and with
+    ``"accelerated"``); None where the problem lists no such method."""
+
+    def __init__(self, problem):
+        self.listed = methods(problem)
+        self.cards = {name: method_spec(problem, name) for name in self.listed}
+        ranked = sorted((c.preference, i, n) for i, (n, c) in enumerate(self.cards.items()) if c.preference > 0)
+        fallback = next((n for n, c in self.cards.items() if c.is_reference), self.listed[0] if self.listed else None)
+        self.first = ranked[0][2] if ranked else fallback
+        self.ipm = self.tagged("interior-point")
+        self.coordinate = self.tagged("svm-coordinate")
+        self.pairwise = self.tagged("pairwise")
+        self.dykstra = self.tagged("dykstra", without="accelerated")
+        self.accelerated = self.tagged("dykstra", "accelerated")
+
+    def tagged(self, *tags: str, without: str | None = None) -> str | None:
+        """The first listed method whose card carries every tag of ``tags`` (and not ``without``)."""
+        return next((n for n, c in self.cards.items() if set(tags) <= set(c.tags) and without not in c.tags), None)
 
 
 SAMPLE_ABOVE, SAMPLE_STEP = 1 << 17, 8   # entries above which the nonzeros are counted on every 8th row
@@ -200,58 +205,59 @@ def choose(problem, warm: bool = False, tol: float | None = None) -> tuple[str, 
     return _decide(problem, warm, tol)[:2]
 
 
-def _ipm_applies(problem, listed) -> bool:
+def _ipm_applies(problem, roles: Roles) -> bool:
     X = getattr(problem, "X", None)
-    return "ipm" in listed and getattr(problem, "kernel", None) is None and \
+    return roles.ipm is not None and getattr(problem, "kernel", None) is None and \
         (isinstance(X, np.ndarray) or sp.issparse(X)) and X.shape[1] + 1 <= IPM_MAX_COLUMNS
 
 
-def _decide(problem, warm: bool = False, tol: float | None = None) -> tuple[str, str, str | None, float]:
+def _decide(problem, warm: bool = False, tol: float | None = None,
+            roles: Roles | None = None) -> tuple[str, str, str | None, float]:
     """``(method, why, probe, budget)``: :func:`choose`'s answer; for a soft margin where it is ``ipm``, the coordinate
     method a probe runs first and the model's ``T_ipm``; where it is ``smo``, the method that follows it when its
     probe stops, and that method's modelled time less ``smo``'s set-up; where it is ``dykstra-accelerated`` on the
     hard margin, the epochs it may run before ``ipm`` (``probe`` None). ``budget`` is 0.0 where nothing follows."""
-    listed = methods(problem)
-    first = _preferred(problem, listed)
+    r = Roles(problem) if roles is None else roles
+    first, ipm = r.first, r.ipm
     default = f"{first}: the first fast certified method listed for this problem"
-    if problem.form == "MinNormFeasibility" and "dykstra" in listed and problem.n <= problem.X.shape[1]:
-        return "dykstra", (f"dykstra: n = {problem.n} <= d = {problem.X.shape[1]}: the dual is strongly concave "
+    if problem.form == "MinNormFeasibility" and r.dykstra is not None and problem.n <= problem.X.shape[1]:
+        return r.dykstra, (f"{r.dykstra}: n = {problem.n} <= d = {problem.X.shape[1]}: the dual is strongly concave "
                            "and plain Dykstra converges linearly"), None, 0.0
-    if not _ipm_applies(problem, listed):
+    if not _ipm_applies(problem, r):
         return first, default, None, 0.0
-    if problem.form == "MaxMargin" and (problem.bias or first != "dykstra-accelerated"):
-        return "ipm", "ipm: the hard margin with an offset has no faster certified method", None, 0.0
+    if problem.form == "MaxMargin" and (problem.bias or first != r.accelerated):
+        return ipm, f"{ipm}: the hard margin with an offset has no faster certified method", None, 0.0
     if problem.form == "MaxMargin":
         c = margin_costs(problem, tol)
         why = (f"R/||mean y_i x_i|| = {c['conditioning']:.3g} (a lower bound on R/margin), {problem.n} x "
-               f"{problem.X.shape[1]}: at least {c['dykstra']:.3g} s for dykstra-accelerated, {c['ipm']:.3g} s for ipm")
+               f"{problem.X.shape[1]}: at least {c['dykstra']:.3g} s for {first}, {c['ipm']:.3g} s for {ipm}")
         if not c["dykstra"] < c["ipm"]:
-            return "ipm", "ipm: " + why, None, 0.0
-        return first, f"{first}: {why} (ipm after {first} if it has not certified within ipm's time)", None, \
+            return ipm, f"{ipm}: " + why, None, 0.0
+        return first, f"{first}: {why} ({ipm} after {first} if it has not certified within {ipm}'s time)", None, \
             max(1.0, math.ceil(c["ipm"] / c["epoch"]))
-    if problem.form != "SoftMarginSVM" or first not in ("dual-cd", "dual-cd-bias"):
+    if problem.form != "SoftMarginSVM" or first != r.coordinate:
         return first, default, None, 0.0
     c = costs(problem, warm)
     why = (f"kappa = max C_i||x_i||^2 = {c['kappa']:.3g}, {problem.n} x {problem.X.shape[1]}, nnz {c['nnz']}: "
-           f"estimated {c['cd']:.3g} s for {first}, {c['ipm']:.3g} s for ipm")
-    method, cost = ("ipm", c["ipm"]) if IPM_MARGIN * c["ipm"] < c["cd"] else (first, c["cd"])
-    if not warm and first == "dual-cd-bias" and "smo" in listed and c["kappa"] <= SMO_KAPPA and \
-            problem.n <= SMO_MAX_SAMPLES:
+           f"estimated {c['cd']:.3g} s for {first}, {c['ipm']:.3g} s for {ipm}")
+    method, cost = (ipm, c["ipm"]) if IPM_MARGIN * c["ipm"] < c["cd"] else (first, c["cd"])
+    if not warm and r.pairwise is not None and c["kappa"] <= SMO_KAPPA and problem.n <= SMO_MAX_SAMPLES:
         t_smo = smo_seconds(problem.n, c["nnz"])
         if t_smo < cost:   # the probe counts the steps and checks (SMOState.total_work): the Gram matrix is off
             limit = max(cost - smo_gram_seconds(problem.n, c["nnz"]), 0.1 * cost)   # its budget
-            return "smo", (f"smo: {why}, {t_smo:.3g} s for smo (n <= {SMO_MAX_SAMPLES}, kappa <= {SMO_KAPPA:g}; "
-                           f"{method} after it if its probe stops)"), method, limit
-    if method == "ipm":
+            return r.pairwise, (f"{r.pairwise}: {why}, {t_smo:.3g} s for {r.pairwise} (n <= {SMO_MAX_SAMPLES}, "
+                                f"kappa <= {SMO_KAPPA:g}; {method} after it if its probe stops)"), method, limit
+    if method == ipm:
         probe = first if c["ipm"] >= PROBE_MIN or typical_kappa(problem) <= PROBE_KAPPA else None
-        return "ipm", "ipm: " + why, probe, c["ipm"]
+        return ipm, f"{ipm}: " + why, probe, c["ipm"]
     return first, f"{first}: " + why, None, c["ipm"]
 
 
 def describe_choice(problem) -> str:
     """What ``solve("auto")`` runs for ``problem`` and why, in one line (the last line of ``compare``'s table)."""
-    method, why, probe, _ = _decide(problem)
-    if method == "smo":
+    roles = Roles(problem)
+    method, why, probe, _ = _decide(problem, roles=roles)
+    if method == roles.pairwise:
         return why
     return why + (f" (after a probe of {probe}, which is kept where it certifies first)" if probe else "")
 
@@ -371,9 +377,10 @@ def solve_auto(problem, solve, compile_method, **options):
     user's ``max_iter`` bounds the iterations of all the runs together (``Result.iterations`` is their total), each
     run given what the runs before it left; ``time_limit`` covers every run. ``solve`` and ``compile_method`` are
     :mod:`.solve`'s (passed in: that module imports this one)."""
-    method, why, probe_method, budget = _decide(problem, tol=options.get("tol"))
+    roles = Roles(problem)
+    method, why, probe_method, budget = _decide(problem, tol=options.get("tol"), roles=roles)
     runs = Runs(options)
-    listed = methods(problem)
+    ipm = roles.ipm
 
     def probe_then(first, then, why_first):
         """Run ``first`` with a :class:`Probe` of ``budget`` (model seconds), then ``then`` if the probe stops it or it
@@ -389,21 +396,21 @@ def solve_auto(problem, solve, compile_method, **options):
         if rest is None:   # finished, stopped by the user's limits, or no budget left for the other method
             kept = f"the {runs.spent} is spent: kept" if handover else f"{res.status}: kept"
             return runs.finish(res, {"method": first, "why": why_first, "probe": {**record, "outcome": kept}})
-        within = "T_ipm" if then == "ipm" else f"the model's time for {then}"
+        within = "T_ipm" if then == ipm else f"the model's time for {then}"
         outcome = (f"its certified gap's rate would not reach tol within {within}: {then}" if probe.stopped else
                    f"it ended on its budget: {then}")
         again = solve(problem, then, **rest)
         runs.add(then, again)
         return runs.finish(again, {"method": then, "why": why, "probe": {**record, "outcome": outcome}})
 
-    if method == "smo":
+    if method == roles.pairwise:
         if options.get("callback") is None and set(options) <= set(RUN_OPTIONS):
-            return probe_then("smo", probe_method, why)
+            return probe_then(method, probe_method, why)
         method, probe_method = probe_method, None   # a callback or a method's own option: the model's other choice
     if probe_method is not None and options.get("callback") is None and options.get("polish", True) is not False:
-        return probe_then(probe_method, "ipm", probe_method + why[len("ipm"):])
+        return probe_then(probe_method, ipm, probe_method + why[len(ipm):])
     first_options = dict(options)
-    capped = problem.form == "MaxMargin" and method == "dykstra-accelerated" and budget > 0 and \
+    capped = problem.form == "MaxMargin" and method == roles.accelerated and budget > 0 and \
         options.get("callback") is None
     if capped:   # at most T_ipm of its modelled epochs (and the user's max_iter), then ipm
         cap = int(budget)
@@ -411,11 +418,28 @@ def solve_auto(problem, solve, compile_method, **options):
     res = solve(problem, method, **first_options)
     runs.add(method, res)
     chosen = {"method": method, "why": why}
-    if method != "ipm" and _budget_stop(res) and _ipm_applies(problem, listed) and \
+    if method != ipm and _budget_stop(res) and _ipm_applies(problem, roles) and \
             options.get("callback") is None and (rest := runs.next()) is not None:
-        again = solve(problem, "ipm", **rest)
-        runs.add("ipm", again)
-        return runs.finish(again, {"method": "ipm", "why": why, "fallback": f"{method} ended on its budget "
+        again = solve(problem, ipm, **rest)
+        runs.add(ipm, again)
+        return runs.finish(again, {"method": ipm, "why": why, "fallback": f"{method} ended on its budget "
                                    f"({res.iterations} iterations, relative gap "
                                    f"{res.certificate.get('relative_gap')})"})
     return runs.finish(res, chosen)
+
+
+class AutoPlan:
+    """``compile("auto")``: the compiled chooser (the card of ``auto`` in the registry's CHOOSERS); ``run()`` makes the
+    choice and its runs (:func:`solve_auto`) with the options given at compile time."""
+
+    def __init__(self, problem, options: dict, method: str = "auto"):
+        self.problem, self.options, self.method = problem, dict(options), method
+
+    @classmethod
+    def compile(cls, problem, options: dict, method: str = "auto") -> AutoPlan:
+        return cls(problem, options, method)
+
+    def run(self, **options):
+        from .solve import compile_method, solve   # the engine's front door (it imports this module's card lazily)
+        return solve_auto(self.problem, solve, compile_method, **{**self.options, **options})
+

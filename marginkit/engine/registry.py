@@ -121,6 +121,10 @@ class MethodCard:
     # a requirement of the card's own: ``supports(problem) -> (ok, reason)``, asked after ``arrays``, ``requires``
     # and ``admits`` hold (a plugin states what no predicate of CHECKS says); None: no more requirements
     supports: object = None
+    # solve("auto")'s order among the methods a problem lists where its cost model does not decide: 1 first, then 2,
+    # ...; 0: never its first choice (engine/choice.py knows the rest of a method by its tags: "interior-point",
+    # "svm-coordinate", "pairwise", "dykstra" with or without "accelerated")
+    preference: int = 0
 
     @property
     def is_reference(self) -> bool:
@@ -258,20 +262,21 @@ _RB_DYKSTRA = MethodCard(
     paper='Raj & Bach (2021)', algorithm='Algorithm 1 (proximal randomized dual coordinate ascent, Lemma 1)',
     converges_to='the min-ψ feasible point θ* (RB eq. 2)',
     rate='E[gap] = O(n L_max / t) (eq. 5); linear when XXᵀ is invertible (observed, §4 (c))',
-    tolerance=0.0001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra'))
+    tolerance=0.0001, requires=LP_AT_MOST_2, preference=2, tags=('coordinate', 'dykstra'))
 _RB_ACCELERATED = MethodCard(
     'dykstra-accelerated', 'ProjectionOntoIntersection', _RB + 'AcceleratedDykstra',
     paper='Raj & Bach (2021)', algorithm='Algorithm 2 (APCG of Lin, Lu & Xiao 2015 with μ = 0)',
     converges_to='the Bregman projection of the point onto the intersection (returns θ(v_t))',
     rate='E[gap(v_t)] <= (2n/(2n+t))² [gap(α_0) + ½ Σ L_i ||λ*_i − α_0,i||²] (eq. 8, corrected)',
-    tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'dykstra', 'accelerated'), theorem=RB_8)
+    tolerance=0.001, requires=LP_AT_MOST_2, preference=1, tags=('coordinate', 'dykstra', 'accelerated'),
+    theorem=RB_8)
 _RB_MIRROR = MethodCard(
     'mirror-descent', 'ProjectionOntoIntersection', 'marginkit.plans.raj_bach.mirror_descent:StochasticMirrorDescent',
     paper='Raj & Bach (2021)', algorithm='§2.5 eq. (10), sign corrected (Vaswani et al. 2018 for p = 2)',
     converges_to='a zero of F (eq. 9): the min-ψ point for interpolation (Lemma 2), some feasible point '
                  'otherwise (not the min-ψ one in general)',
     rate='E[F(θ̄_t)] <= L_max D_ψ(θ*, θ0)/t for the average (Thm 1); the last iterate is returned',
-    tolerance=0.001, requires=LP_AT_MOST_2, tags=('coordinate', 'stochastic'))
+    tolerance=0.001, requires=LP_AT_MOST_2, preference=3, tags=('coordinate', 'stochastic'))
 _ON_DASK = ("numpy", "dask")
 
 
@@ -305,7 +310,7 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='max-margin direction ū',
                rate='margin gap Õ(1/t²) (Thm 3.1)', rate_law=('power', 2.0),
                tolerance=0.001, requires=DUAL_FORM_HOMOGENEOUS, admits=("kernel",),
-               tags=('jst', 'accelerated'), arrays=EVERYWHERE,
+               preference=2, tags=('jst', 'accelerated'), arrays=EVERYWHERE,
                variants=(("kernel", "marginkit.plans.jst.kernel:KernelDualAccelerated"),), theorem=JST_3_1),
     MethodCard('dual-accelerated-stochastic', 'MaxMargin',
                'marginkit.plans.jst.dual_acceleration:DualAcceleratedStochastic',
@@ -366,7 +371,7 @@ METHODS: tuple[MethodCard, ...] = (
                tolerance=0.02, budget=2000, requires=PRIMAL_W, admits=("bias",),
                tags=('hinge', 'subgradient'), arrays=EVERYWHERE),
     MethodCard('ipm', 'MaxMargin', 'marginkit.plans.ipm.margin:MaxMarginIPM', **_IPM,
-               admits=("bias",),
+               admits=("bias",), preference=3,
                converges_to='hard-margin solution (w*, b*) (with or without bias); non-separable: infeasible with '
                             'the exact hull proof', tolerance=0.0001, tags=('interior-point',)),
     reference('MaxMargin', 'marginkit.reference.margin:MaxMarginReference', arrays=HOST_COPY),
@@ -383,7 +388,7 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='the soft-margin SVM optimum (w*, b*) (dual coefficients with a kernel)',
                rate='dual objective O(1/k²) (Beck Thm 10.34); linear with mu > 0 (V-FISTA, of the perturbed problem)',
                tolerance=1e-06, requires=(), admits=("kernel", "bias", "weights"),
-               tags=('fista', 'accelerated', 'svm'), arrays=EVERYWHERE),
+               preference=2, tags=('fista', 'accelerated', 'svm'), arrays=EVERYWHERE),
     MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
                paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
                algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = '
@@ -392,7 +397,8 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='soft-margin SVM solution (bias=False)',
                rate='linear convergence of the dual (Hsieh et al. Thm 1; global: Wang & Lin 2014)',
                tolerance=0.0001, requires=BOX_DUAL, admits=("weights",),
-               tags=('coordinate', 'svm', 'path-rescaled', 'path-screened'), arrays=("numpy", "dask"),
+               preference=1, tags=('coordinate', 'svm', 'svm-coordinate', 'path-rescaled', 'path-screened'),
+               arrays=("numpy", "dask"),
                # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
                variants=(("dask", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),)),
     MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_bias:BiasDualCoordinateDescent',
@@ -407,7 +413,7 @@ METHODS: tuple[MethodCard, ...] = (
                                        "problems only (no kernel)"),
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
-               admits=("bias", "weights"), tags=('coordinate', 'svm', 'path-rescaled')),
+               admits=("bias", "weights"), preference=1, tags=('coordinate', 'svm', 'svm-coordinate', 'path-rescaled')),
     MethodCard('smo', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_smo:PairwiseSMO',
                paper='Platt (1998) SMO; Keerthi et al. (2001) maximal violating pair; Fan, Chen & Lin (2005) '
                      'second-order working-set selection',
@@ -422,7 +428,7 @@ METHODS: tuple[MethodCard, ...] = (
                                   "(use 'dual-cd' without a bias)"),
                          ("gram_fits", "smo forms the n × n Gram matrix, up to n = 4,000 samples: use "
                                        "'dual-cd-bias' or 'ipm' for more")),
-               admits=("bias", "weights"), tags=('coordinate', 'svm')),
+               admits=("bias", "weights"), tags=('coordinate', 'svm', 'pairwise')),
     MethodCard('ipm', 'SoftMarginSVM', 'marginkit.plans.ipm.svm:SoftMarginIPM', **_IPM,
                admits=("bias", "weights"),
                converges_to='soft-margin SVM solution (w*, b*) (with or without bias, sample weights)',
@@ -434,14 +440,14 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to="a strictly separating hyperplane (stop='early'); the residual v_D of (5) (stop='tol')",
                rate='separator within 54√2‖𝒜‖‖x0−x̄‖/δ_𝒜² − 1 iterations (Thm 2.4); '
                     'f(x_k) − f* <= 2L‖x0−x̄‖²/(k+1)², ‖v_k − v_D‖ <= 2‖𝒜‖‖x0−x̄‖/(k+1) (Thm A.2)',
-               tolerance=0.0, requires=(), tags=('fista', 'accelerated'), arrays=("numpy", "array-api"),
+               tolerance=0.0, requires=(), preference=1, tags=('fista', 'accelerated'), arrays=("numpy", "array-api"),
                theorem=HV_A_2),
     MethodCard('pdhg', 'EllipsoidSeparation', 'marginkit.plans.hough_vavasis.esp:ESPPdhg',
                paper='Hough & Vavasis (2025)',
                algorithm='PDHG (29) on {𝒜x = b, x ∈ 𝒞} (App. A), test (28) on the dual displacement',
                converges_to='a strictly separating hyperplane (the displacement y_k − y_{k+1} -> v_D, Thm 2.1)',
                rate='O(1/k) (no iteration bound is proved for the separator)',
-               tolerance=0.0, requires=(), tags=('fista', 'primal-dual'), arrays=("numpy", "array-api")),
+               tolerance=0.0, requires=(), preference=2, tags=('fista', 'primal-dual'), arrays=("numpy", "array-api")),
     reference('EllipsoidSeparation', 'marginkit.reference.conic:EllipsoidSeparationReference',
               arrays=("numpy", "array-api")),   # host copy
     MethodCard('fista', 'PerturbedSVMDual', 'marginkit.plans.hough_vavasis.svm_dual:PerturbedDualFista',
@@ -451,7 +457,7 @@ METHODS: tuple[MethodCard, ...] = (
                converges_to='the unique maximiser r* of (15) and (w*, t*) of (20)',
                rate='‖r_k − r*‖² <= (1 − 1/√κ)^k (2g*/μ + ‖r*‖²) (Beck Thm 10.42); '
                     '‖r_{k+1} − r*‖ <= (2L/μ)G_k (Thm 3.2)',
-               tolerance=0.01, requires=(), tags=('fista', 'accelerated'), arrays=EVERYWHERE),
+               tolerance=0.01, requires=(), preference=1, tags=('fista', 'accelerated'), arrays=EVERYWHERE),
     reference('PerturbedSVMDual', 'marginkit.reference.conic:PerturbedSVMDualReference'),
     reference('PerturbedSVMPrimal', 'marginkit.reference.conic:PerturbedSVMPrimalReference'),
     _RB_DYKSTRA, _RB_ACCELERATED, _RB_MIRROR,
@@ -471,6 +477,22 @@ REDUCTIONS: tuple[ReductionCard, ...] = (
     ReductionCard("MaxMargin", "MinNormFeasibility", "marginkit.engine.reductions:MaxMarginToMinNorm"),
     ReductionCard("PerturbedSVMPrimal", "PerturbedSVMDual", "marginkit.engine.reductions:PerturbedPrimalToDual"),
 )
+
+
+# the methods that choose another for the problem at hand, on every form: not listed by ``methods(problem)`` (they
+# are no method of their own), resolved by ``solve``/``compile`` before the table above
+CHOOSERS: tuple[MethodCard, ...] = (
+    MethodCard('auto', '*', 'marginkit.engine.choice:AutoPlan', paper='marginkit',
+               algorithm='the fast certified method for the data, chosen by a cost model of the methods a problem '
+                         'lists (their cards\' tags and preference), with probes and fallbacks',
+               converges_to='what the chosen method converges to', rate='the chosen method\'s',
+               admits=tuple(FEATURES), arrays=EVERYWHERE, tags=('chooser',)),
+)
+
+
+def chooser_card(name) -> MethodCard | None:
+    """The card of the method ``name`` when it is a chooser (:data:`CHOOSERS`), else None."""
+    return next((c for c in CHOOSERS if c.name == name), None)
 
 
 def cards(form: str | None = None, tag: str | None = None) -> list[MethodCard]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.validation import ProblemError
 from ..formulations.base import connect_engine
 from .graph import resolve
-from .registry import reference_card
+from .registry import chooser_card, reference_card
 from .runloop import RUN_OPTIONS
 
 if TYPE_CHECKING:
@@ -29,31 +29,24 @@ def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
 
 
 def compile_method(problem: Problem, method: str, **options: Any) -> Any:
-    """The compiled object: a frozen iteration plan, or for ``"cvxpy"`` the compiled reference (its
-    ``cvxpy_problem`` is what ``problem.compile("cvxpy")`` returns, as the contract says). Both ``run() -> Result``."""
+    """The compiled object of ``method`` on ``problem``, whatever the method: a chooser's plan (``auto``), a frozen
+    iteration plan, or the compiled reference (its ``cvxpy_problem`` is what ``problem.compile("cvxpy")`` returns, as
+    the contract says). Every one has ``run() -> Result``; the card says which class builds it."""
+    begin = _time.perf_counter()   # a time_limit counts from here: loading CVXPY the first time is part of it
+    chooser = chooser_card(method) if isinstance(method, str) else None
+    if chooser is not None:
+        return chooser.load().compile(problem, options, method=method)
     card, chain = resolve(problem, method)
     run_opts, params = _split_options(options)
     cls = card.load(chain.reduced)   # the card's variant for the data/form the method runs on, else its target
-    if card.is_reference:
-        if run_opts:
-            raise ProblemError(f"options {sorted(run_opts)} do not apply to method 'cvxpy'")
-        return cls(chain.reduced, **params)
-    return cls.compile(chain.reduced, params, method=method, origin=problem, chain=chain, run_defaults=run_opts)
+    extra = {"begin": begin} if card.is_reference else {}
+    return cls.compile(chain.reduced, params, method=method, origin=problem, chain=chain, run_defaults=run_opts,
+                       **extra)
 
 
 def solve(problem: Problem, method: str = "cvxpy", **options: Any) -> Result:
     """Solve ``problem`` with ``method`` and return the :class:`~marginkit.Result` for the user's problem;
     ``"auto"``: the fast certified method for the data (:mod:`.choice`), named in ``Result.info["chosen"]``."""
-    if method == "auto":
-        from .choice import solve_auto
-        return solve_auto(problem, solve, compile_method, **options)
-    if method == "cvxpy":   # every option of the reference is the solver's (it checks them)
-        begin = _time.perf_counter()   # a time_limit counts from here: loading CVXPY the first time is part of it
-        card, chain = resolve(problem, method)
-        host = _host(problem)
-        ref = card.load()(chain.reduced if host is problem else host, **options)
-        ref.begin = begin
-        return _noted(ref.run(), problem)
     return compile_method(problem, method, **options).run()
 
 

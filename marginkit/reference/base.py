@@ -172,6 +172,19 @@ class CvxpyReference:
     form = ""
     method = "cvxpy"
 
+    @classmethod
+    def compile(cls, form, options: dict, method: str | None = None, origin=None, chain=None, run_defaults=None,
+                begin: float | None = None):
+        """The compiled reference of the user's problem ``origin`` (its own form, never a reduced one; on a NumPy
+        copy of data that live in another library), as the engine compiles a plan: ``options`` are the solver's
+        settings, ``run_defaults`` the run options it honours (``max_iter``, ``tol``, ``time_limit``, ...);
+        ``begin``: when the caller started (loading CVXPY the first time counts against ``time_limit``)."""
+        problem = form if origin is None else origin
+        to_host = getattr(problem, "to_host", None)
+        ref = cls(problem if to_host is None else to_host(), **{**options, **dict(run_defaults or {})})
+        ref.begin, ref.origin = begin, problem
+        return ref
+
     def __init__(self, problem, solver: str | None = None, **solver_options):
         self.solver = check_solver(solver)
         self.time_limit = time_limit_option(self.solver, solver_options)
@@ -267,10 +280,17 @@ class CvxpyReference:
         return {**opts, TIME_LIMIT_KEYWORDS[solver]: left} if left > 0 else None
 
     def run(self, **options):
-        """Solve and return the certified :class:`~marginkit.Result` (the compiled-object protocol)."""
+        """Solve and return the certified :class:`~marginkit.Result` (the compiled-object protocol); the options
+        are given at compile time."""
         if options:
-            raise ProblemError(f"options {sorted(options)} do not apply to method 'cvxpy'")
-        return self.result()
+            raise ProblemError(f"options {sorted(options)} do not apply to run() of method {self.method!r}: give "
+                               "them to solve() or compile()")
+        res = self.result()
+        backend = getattr(getattr(self, "origin", None), "backend", None)
+        if backend is not None and not backend.on_host:
+            res.info["host_copy"] = (f"the CVXPY reference ran on a NumPy copy of X ({backend.describe()}); its w is "
+                                     "a NumPy array")
+        return res
 
     def _extract_safe(self, status, handles, scale, message) -> Solution:
         status = _status(status)
