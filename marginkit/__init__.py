@@ -7,7 +7,6 @@ built, a family's plans when one of its methods is compiled, scikit-learn and ma
 import importlib as _importlib
 
 from .api.certify import certify
-from .api.describe import describe
 from .api.onnx import to_onnx
 from .api.path import path
 from .core.result import Result, Trace
@@ -35,6 +34,9 @@ def __dir__():
 
 
 def __getattr__(name):
+    if name == "describe":   # imported on first use: nothing of the api's option descriptions runs at import
+        from .api.describe import describe
+        return describe
     if name in ("cross_validate", "Report"):
         from .api import crossval
         return getattr(crossval, name)

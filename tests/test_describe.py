@@ -45,29 +45,92 @@ def test_describe_matches_the_frozen_config_of_every_plan(card):
     assert (d.paper, d.rate, d.algorithm) == (card.paper, card.rate, card.algorithm)
 
 
-def test_option_meanings_come_from_the_config_comments():
+def test_option_meanings_come_from_the_config_field_metadata():
     d = mk.describe("dual-accelerated")
     assert "θ" in d.option("theta").meaning and d.option("theta").default == 1.0
     assert "'exp'" in d.option("loss").accepts and "'logistic'" in d.option("loss").accepts
-    inertial = mk.describe("diagonal-inertial")   # an inherited field keeps the comment of its base Config
+    inertial = mk.describe("diagonal-inertial")   # an inherited field keeps the metadata of its base Config
     assert "λ_t" in inertial.option("schedule").meaning and "α" in inertial.option("alpha").meaning
     assert "numba" in mk.describe("dual-cd").option("compiled").meaning
 
 
-def test_meanings_by_metadata_and_docstring_convention():
-    from marginkit.api.describe import config_options
+def test_meanings_by_metadata_then_shared_names_and_nothing_else():
+    from marginkit.api.describe import SHARED_OPTION_DOCS, config_options
 
     @dataclasses.dataclass(frozen=True)
     class Config:
-        """rho: the penalty ρ of (3)
-        ``kappa`` -- the ratio κ"""
-        rho: float = 1.0
-        kappa: float = 2.0
+        """rho: a docstring line is not a meaning"""
+        rho: float = 1.0   # nor is a comment
         eta: float = dataclasses.field(default=0.5, metadata={"doc": "the step η"})
+        compiled: bool | str = "auto"
         bare: int = 3
-    opts = {o.name: o for o in config_options(Config)}
-    assert opts["rho"].meaning == "the penalty ρ of (3)" and opts["kappa"].meaning == "the ratio κ"
-    assert opts["eta"].meaning == "the step η" and opts["bare"].meaning == "" and opts["bare"].default == 3
+
+    @dataclasses.dataclass(frozen=True)
+    class Derived(Config):
+        kappa: float = dataclasses.field(default=2.0, metadata={"doc": "the ratio κ"})
+    opts = {o.name: o for o in config_options(Derived)}
+    assert opts["rho"].meaning == "" and opts["bare"].meaning == "" and opts["bare"].default == 3
+    assert opts["eta"].meaning == "the step η" and opts["kappa"].meaning == "the ratio κ"
+    assert opts["compiled"].meaning == SHARED_OPTION_DOCS["compiled"]
+
+
+def _builtin_plan_classes():
+    """Every plan class defined under marginkit/plans (the cards' classes, their variants and their bases)."""
+    import importlib
+    import pkgutil
+
+    import marginkit.plans
+    from marginkit.engine.runloop import IterationPlan
+    found = {}
+    for info in pkgutil.walk_packages(marginkit.plans.__path__, "marginkit.plans."):
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, IterationPlan) and obj.__module__ == info.name:
+                found[f"{obj.__module__}:{obj.__qualname__}"] = obj
+    return found
+
+
+def test_every_field_of_every_builtin_plan_has_a_meaning():
+    """The meaning of an option is data of its ``Config`` field (``metadata={"doc": ...}``, or a shared name such
+    as ``compiled``): describe reads no source, so a field without one would be described with no meaning."""
+    from marginkit.api.describe import config_options
+    plans = _builtin_plan_classes()
+    for card in PLAN_CARDS:   # the walk found every class a card can run
+        for target in (card.target, *(t for _, t in card.variants)):
+            if isinstance(target, str):
+                assert target in plans, target
+    missing = [f"{name}.Config.{o.name}" for name, cls in plans.items()
+               for o in config_options(getattr(cls, "Config", None)) if not o.meaning.strip()]
+    assert not missing, "Config fields without field(metadata={'doc': ...}): " + ", ".join(missing)
+
+
+def test_import_and_a_first_solve_parse_no_source():
+    """``import marginkit`` and a first solve import nothing of describe and call no source reader from marginkit's
+    code (``ast``, ``tokenize`` and ``inspect`` are in ``sys.modules`` anyway: ``dataclasses`` imports them)."""
+    code = """
+import ast, inspect, sys, tokenize
+calls = []
+def spy(module, name):
+    original = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("marginkit"):
+            calls.append(f"{module.__name__}.{name}")
+        return original(*args, **kwargs)
+    setattr(module, name, wrapper)
+for module, name in ((ast, "parse"), (tokenize, "tokenize"), (tokenize, "generate_tokens"),
+                     (inspect, "getsource"), (inspect, "getsourcelines"), (inspect, "findsource")):
+    spy(module, name)
+import numpy as np
+import marginkit as mk
+rng = np.random.default_rng(0)
+X = rng.standard_normal((30, 4))
+y = np.where(X[:, 0] > 0, 1.0, -1.0)
+X[:, 0] += y
+res = mk.MaxMargin(X, y).solve("dual-accelerated", max_iter=5)
+print(res.iterations, "marginkit.api.describe" in sys.modules, sorted(set(calls)))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[-2] == "5 False []", out
 
 
 def test_the_documented_defaults_are_the_ones_a_solve_uses():
@@ -203,18 +266,11 @@ def test_documentation_site_builds_with_warnings_as_errors(tmp_path):
     assert "MarginClassifier" in (site / "api" / "index.html").read_text()
 
 
-def test_help_on_a_plan_class_lists_its_options_from_the_config():
-    """``help(PlanClass)`` shows what ``describe`` shows: every Config field with its default, and the run options."""
-    import dataclasses
-    import pydoc
-
-    from marginkit.engine.registry import METHODS
-    for card in METHODS:
-        if card.is_reference:
-            continue
+def test_help_on_a_plan_class_shows_its_docstring_as_written():
+    """No hook rewrites a plan's docstring: ``help(PlanClass)`` shows the class as written, ``describe`` the options."""
+    from marginkit.engine import runloop
+    assert not hasattr(runloop, "set_doc_hook")
+    for card in PLAN_CARDS:
         cls = card.load()
-        text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
-        assert "Options (generated from ``Config``" in text, card.name
-        for f in dataclasses.fields(cls.Config):
-            assert f"  {f.name} = " in cls.__doc__, (card.name, f.name)
-        assert "  max_iter = " in cls.__doc__ and "  tol = " in cls.__doc__
+        assert "Options (generated" not in (cls.__doc__ or ""), card.name
+        assert "_documented" not in vars(cls), card.name

@@ -5,31 +5,26 @@ defaults the plan's defaults) with ``constraints`` (:mod:`marginkit.core.params`
 in :mod:`marginkit.engine.options` (:class:`~marginkit.engine.options.RunOptions`); the registry card holds the paper,
 the algorithm and the proven rate. :func:`describe` puts the three together, so nothing here is written twice.
 
-**Where the meaning of an option comes from** (the docstring convention of a ``Config``), first match wins:
+**Where the meaning of an option comes from**, first match wins:
 
-1. ``dataclasses.field(metadata={"doc": "..."})`` on the field;
-2. a line ``name: meaning`` (or ``name -- meaning``) in the ``Config`` class docstring;
-3. the comment on the field's own line of source (``theta: float = 1.0   # the step θ_t ≡ θ``), searched through
-   the ``Config``'s bases, so an inherited field keeps its comment;
-4. :data:`SHARED_OPTION_DOCS`, for the few names that mean the same in every plan (``compiled``).
+1. ``dataclasses.field(metadata={"doc": "..."})`` on the field (the convention of a ``Config``: every field of a
+   built-in plan declares one, ``theta: float = field(default=1.0, metadata={"doc": "the step θ_t ≡ θ"})``);
+   an inherited field keeps the metadata of its base ``Config``;
+2. :data:`SHARED_OPTION_DOCS`, for the few names that mean the same in every plan (``compiled``).
+
+A field with neither has an empty meaning. Nothing here reads source code: the meanings are data of the classes,
+so describing a method (and importing a plan) parses nothing.
 
 **Which class is described.** A registry card may name other classes for some data (its ``variants``: on a
 row-chunked dask ``X``, ``dual-cd`` runs CoCoA+ and takes ``local_epochs`` and ``aggregation``, not the NumPy plan's
 options). ``describe(method, problem)`` describes the class that ``compile`` would build for that problem; without a
 problem instance, the card's own class, with a line naming its variants.
-
-Reading the source uses :mod:`inspect` and :mod:`tokenize` only; where the source is not available (a frozen
-application) the meaning is empty, nothing fails.
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
 import inspect
-import io
-import re
 import textwrap
-import tokenize
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,12 +33,11 @@ from ..core.validation import ProblemError
 from ..engine.registry import MethodCard
 from ..engine.options import RUN_OPTION_DOCS, RunOptions
 from ..engine.plugins import all_cards, reachable
-from ..engine.runloop import set_doc_hook
 from ..formulations import FORMS, Problem
 
 __all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOCS", "SHARED_OPTION_DOCS"]
 
-#: meanings of option names that every plan using them shares (rule 4 of the module docstring)
+#: meanings of option names that every plan using them shares (rule 2 of the module docstring)
 SHARED_OPTION_DOCS = {
     "compiled": "'auto' (numba when installed), True (numba, required) or False: the same epoch compiled or in "
                 "NumPy (the former option backend='auto'|'numba'|'numpy' still works, with a DeprecationWarning)",
@@ -163,62 +157,17 @@ def _option_lines(options, width: int) -> list[str]:
     return lines
 
 
-# reading meanings ------------------------------------------------------------------------------------------
-def _docstring_meanings(cls) -> dict[str, str]:
-    """``name: meaning`` / ``name -- meaning`` lines of the class's own docstring (rule 2)."""
-    doc = cls.__dict__.get("__doc__") or ""
-    out = {}
-    for line in inspect.cleandoc(doc).splitlines():
-        m = re.match(r"^\s*(?:``)?(\w+)(?:``)?\s*(?::|--)\s+(.+)$", line)
-        if m:
-            out[m.group(1)] = m.group(2).strip()
-    return out
-
-
-def _comment_meanings(cls) -> dict[str, str]:
-    """``{field: comment}`` from the class body's source: the comment that ends the line declaring ``field``
-    (rule 3). Empty when the source cannot be read."""
-    try:
-        source = textwrap.dedent(inspect.getsource(cls))
-        tree = ast.parse(source)
-        comments = {tok.start[0]: tok.string.lstrip("#").strip()
-                    for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
-    except (OSError, TypeError, SyntaxError, tokenize.TokenError):
-        return {}
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-    out = {}
-    for node in body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            line = getattr(node, "end_lineno", node.lineno)
-            text = comments.get(node.lineno) or comments.get(line)
-            if text:
-                out[node.target.id] = text
-    return out
-
-
-def _field_meanings(config_cls) -> dict[str, str]:
-    meanings: dict[str, str] = {}
-    for klass in config_cls.__mro__:
-        if klass is object:
-            continue
-        for source in (_docstring_meanings(klass), _comment_meanings(klass)):
-            for name, text in source.items():
-                meanings.setdefault(name, text)
-    return meanings
-
-
 def config_options(config_cls) -> tuple[OptionDescription, ...]:
     """The options of a plan's ``Config`` dataclass, in declaration order, with defaults, declared constraints and
     meanings."""
     if config_cls is None or not dataclasses.is_dataclass(config_cls):
         return ()
     constraints = getattr(config_cls, "constraints", {}) or {}
-    meanings = _field_meanings(config_cls)
     out = []
     for f in dataclasses.fields(config_cls):
         default = (f.default if f.default is not dataclasses.MISSING else
                    None if f.default_factory is dataclasses.MISSING else f.default_factory())
-        meaning = f.metadata.get("doc") or meanings.get(f.name) or SHARED_OPTION_DOCS.get(f.name, "")
+        meaning = f.metadata.get("doc") or SHARED_OPTION_DOCS.get(f.name, "")
         out.append(OptionDescription(f.name, default, describe_kinds(constraints.get(f.name)), meaning))
     return tuple(out)
 
@@ -324,16 +273,3 @@ def describe(method: str, problem: Problem | type | str | None = None) -> Method
     if len(found) == 1:
         return _describe_card(*found[0])
     return MethodDescriptions(_describe_card(c, via) for c, via in found)
-
-
-def plan_doc(cls) -> str:
-    """``cls.__doc__`` with the plan's options (defaults, accepted values, meanings) and run options appended, so
-    that ``help(PlanClass)`` shows what :func:`describe` shows."""
-    lines = ["", "", "Options (generated from ``Config``; see ``marginkit.describe``)",
-             "-------------------------------------------------------------"]
-    lines += _option_lines(config_options(cls.__dict__.get("Config")), 100) or ["  (none)"]
-    lines += ["", "Run options", "-----------"] + _option_lines(run_options(cls), 100)
-    return (inspect.cleandoc(cls.__doc__ or "")) + "\n".join(lines) + "\n"
-
-
-set_doc_hook(plan_doc)

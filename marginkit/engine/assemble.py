@@ -161,14 +161,15 @@ _NO_POINT = ("infeasible", "infeasible_inaccurate", "solver_error")   # statuses
 _CLAIMS = ("optimal", "optimal_inaccurate")   # statuses whose certificate is a gap (infeasibility: a hull proof)
 
 
-def checked_solution(problem, sol, method: str):
+def checked_solution(problem, sol, method: str, reference: bool = False):
     """``sol`` as the plan of ``method`` returned it for the user's ``problem``, held to what its form allows before a
     number of the result is computed from it; a :class:`~marginkit.core.errors.PlanError` naming the hook or the card
     field to change when it breaks the protocol (a plugin's plan, most often): not a
     :class:`~marginkit.core.solution.Solution`; ``w`` not a vector of the problem's width; a primal ``w`` without dual
     coefficients for a kernel problem (it solves the linear problem); no offset where the problem asks for a free one;
-    a status outside :data:`~marginkit.core.result.STATUSES`; a NaN in the certificate of an optimal status. A missing
-    offset of a problem without one is 0."""
+    a status outside :data:`~marginkit.core.result.STATUSES`; a NaN in the certificate of an optimal status (not for
+    the certified ``reference``, whose certificate is marginkit's own). A missing offset of a problem without one is
+    0."""
     if not isinstance(sol, Solution):
         raise PlanError(f"method {method!r}: solution(state, status) must return a marginkit Solution; it returned "
                         f"{type(sol).__name__}")
@@ -194,7 +195,7 @@ def checked_solution(problem, sol, method: str):
                             "Solution(w=..., b=...), or leave 'bias' out of its card's admits (the card then offers "
                             "the method on problems without an offset only)")
         sol = replace(sol, b=0.0)
-    if sol.status in _CLAIMS and sol.certificate and method != "cvxpy":
+    if sol.status in _CLAIMS and sol.certificate and not reference:
         bad = sorted(k for k, v in sol.certificate.items()
                      if isinstance(v, (float, np.floating)) and np.isnan(v))
         if bad:
@@ -239,19 +240,19 @@ def contradiction(problem, res, ref) -> str | None:
     return None
 
 
-def build_result(problem, sol, method: str, form=None) -> Result:
+def build_result(problem, sol, method: str, form=None, reference: bool = False) -> Result:
     """The user's :class:`~marginkit.Result`: every number from ``problem.result_fields`` (recomputed from the iterate,
     after :func:`checked_solution`); the trace's gap columns filled now if the reference is cached, else when the trace
     is read after it is (``form``: the problem the method ran on, whose objective the trace's ``objective`` column
-    holds)."""
-    sol = checked_solution(problem, sol, method)
+    holds; ``reference``: the certified reference's own, which no cached reference contradicts)."""
+    sol = checked_solution(problem, sol, method, reference)
     fields = dict(status=sol.status, iterations=sol.iterations, time=sol.setup_time + sol.time,
                   setup_time=sol.setup_time, solve_time=sol.time, method=method,
                   trace=sol.trace, certificate=sol.certificate, dual=sol.dual, info=dict(sol.info))
     fields.update(problem.result_fields(sol))
     res = Result(**fields)
     res._problem = problem
-    if method != "cvxpy" and res.status != "solver_error":
+    if not reference and res.status != "solver_error":
         why = contradiction(problem, res, problem.cached_reference())
         if why is not None:   # better than the certified optimum: a status claims nothing then
             res.info.update(contradiction=why, message=f"method {method!r} contradicts the certified reference: "

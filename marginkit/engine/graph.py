@@ -86,7 +86,7 @@ def _candidates(problem: Problem) -> Iterator[tuple[MethodCard, Chain]]:
         for card in specs.values():
             if len(chain) and card.is_reference:
                 continue  # the reference of a problem is its own, never a reduced one
-            if chain.allows(card.name):
+            if chain.allows(card):
                 yield card, chain
 
 

@@ -87,9 +87,9 @@ def _where(card: MethodCard) -> str:
     return "marginkit's registry" if card in METHODS else "register_method (or an installed plugin)"
 
 
-def reachable(form: str, method: str | None = None) -> list[tuple[str, tuple[str, ...]]]:
+def reachable(form: str, card: MethodCard | None = None) -> list[tuple[str, tuple[str, ...]]]:
     """``(form, path)`` for ``form`` and every form reachable from it through the reduction table, breadth first;
-    with ``method``, only through reductions that let it through. Reductions are few and cheap to build; their
+    with ``card``, only through reductions that let its method through. Reductions are few and cheap to build; their
     module is part of the engine."""
     out, frontier, seen = [(form, ())], [(form, ())], {form}
     while frontier:
@@ -98,8 +98,7 @@ def reachable(form: str, method: str | None = None) -> list[tuple[str, tuple[str
             for r in REDUCTIONS:
                 if r.source != source or r.target in seen:
                     continue
-                allowed = None if method is None else r.load().methods
-                if allowed is None or method in allowed:
+                if card is None or r.load().lets_through(card):
                     seen.add(r.target)
                     nxt.append((r.target, path + (r.target,)))
         out += nxt
@@ -110,8 +109,8 @@ def reachable(form: str, method: str | None = None) -> list[tuple[str, tuple[str
 def _reached_through_reductions(name: str, form: str) -> str | None:
     """The form through which ``form`` already reaches a method called ``name`` (a reduction that lets it through),
     or None."""
-    existing = {(c.name, c.form) for c in all_cards()}
-    return next((target for target, _ in reachable(form, name)[1:] if (name, target) in existing), None)
+    return next((c.form for c in all_cards() if c.name == name and c.form != form
+                 and any(target == c.form for target, _ in reachable(form, c)[1:])), None)
 
 
 def _check_card(card) -> None:

@@ -17,7 +17,11 @@ class Reduction:
 
     source: str = ""
     target: str = ""
-    methods: tuple | None = None  # if set, only these methods of the target form apply through this edge
+    tags: tuple | None = None  # if set, only the target form's methods whose card carries one of these cross the edge
+
+    def lets_through(self, card) -> bool:
+        """Whether ``card``'s method (of the target form) solves the source form through this edge."""
+        return self.tags is None or any(tag in card.tags for tag in self.tags)
 
     def accepts(self, problem) -> tuple[bool, str]:
         return True, ""
@@ -44,8 +48,9 @@ class Chain:
         new, inverse = reduction.apply(self.reduced)
         return Chain(self.problem, new, self.links + ((reduction, inverse),))
 
-    def allows(self, method: str) -> bool:
-        return all(red.methods is None or method in red.methods for red, _ in self.links)
+    def allows(self, card) -> bool:
+        """Whether every reduction of the chain lets ``card``'s method through."""
+        return all(red.lets_through(card) for red, _ in self.links)
 
     def invert(self, solution):
         """Map a solution of ``reduced`` back to the user's problem (the links in reverse)."""
@@ -65,9 +70,9 @@ class MaxMarginToMinNorm(Reduction):
     solution ``w`` is the same vector (invert is the identity)."""
 
     source, target = "MaxMargin", "MinNormFeasibility"
-    # only the methods whose limit is the min-norm point cross this edge: mirror-descent on the squared
-    # hinge stops at some separator, not the max-margin one (the contract does not list it for MaxMargin)
-    methods = ("cvxpy", "dykstra", "dykstra-accelerated")
+    # only the methods whose limit is the min-norm point cross this edge (the Dykstra cards): mirror-descent on the
+    # squared hinge stops at some separator, not the max-margin one (the contract does not list it for MaxMargin)
+    tags = ("dykstra",)
     # the reduced problem shares X and y where they live (no host copy): followed on dask data too
     keeps_data = ("dask",)
 

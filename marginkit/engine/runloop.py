@@ -38,7 +38,7 @@ from .protocol import PLAN_STATUSES, checked_measure, stop_error
 from .recorder import Recorder, on_geometric_schedule, record_schedule
 
 __all__ = ["Budget", "IterationPlan", "Memo", "memoized", "RUN_OPTIONS", "RUN_OPTION_DOCS", "RunOptions", "make_rng",
-           "on_geometric_schedule", "record_schedule", "run_loop", "set_doc_hook"]
+           "on_geometric_schedule", "record_schedule", "run_loop"]
 
 
 @dataclass(frozen=True)
@@ -304,31 +304,6 @@ class NoParameters:
     """The configuration of a plan without parameters of its own."""
 
 
-_DOC_HOOK = None
-
-
-def set_doc_hook(hook) -> None:
-    """Dependency inversion for ``help()``: the api layer (:mod:`marginkit.describe`) hands down ``hook(cls) -> str``,
-    the plan's docstring with its options appended; it is applied to every plan class, already defined or later."""
-    global _DOC_HOOK
-    _DOC_HOOK = hook
-    todo = list(IterationPlan.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        _document(cls)
-        todo.extend(cls.__subclasses__())
-
-
-def _document(cls) -> None:
-    if _DOC_HOOK is None or "Config" not in cls.__dict__ or cls.__dict__.get("_documented", False):
-        return
-    try:
-        cls.__doc__ = _DOC_HOOK(cls)
-    except (OSError, TypeError, ValueError):   # no source to read (a frozen build): keep the docstring as written
-        return
-    cls._documented = True
-
-
 class IterationPlan:
     """Base class of the first-order plans: a frozen, compiled plan.
 
@@ -345,10 +320,6 @@ class IterationPlan:
     After ``setup`` the plan is frozen: nothing, the run loop included, writes to it, so ``iterate()`` and ``run()``
     give the same iterates for the same seed. Config fields read as attributes (``plan.theta``).
     """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        _document(cls)          # help(PlanClass) lists its options (set_doc_hook)
 
     name = "plan"
     default_max_iter = 1000

@@ -471,7 +471,7 @@ class CvxpyReference:
             sol.certificate = {"primal": np.nan, "dual": np.nan, "duality_gap": np.nan, "max_violation": np.nan,
                                "relative_gap": np.nan}
         sol.certificate["solver"] = solver
-        return build_result(self.problem, sol, "cvxpy")
+        return build_result(self.problem, sol, self.method, reference=True)
 
 
 def _describe(attempt: dict) -> str:

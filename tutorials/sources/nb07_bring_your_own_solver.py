@@ -17,7 +17,7 @@ SETUP = code("""
 
 # the whole method: what a researcher writes (the plan class and its card), under 80 lines
 PLAN = code('''
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
     from typing import ClassVar
 
     from marginkit.engine.plugins import Boolean, IterationPlan, MethodCard, Solution, parse_warm_start
@@ -37,7 +37,8 @@ PLAN = code('''
 
         @dataclass(frozen=True)
         class Config:
-            line_search: bool = True   # True: Gilbert's exact step; False: Frank–Wolfe's 2/(t+2)
+            line_search: bool = field(default=True, metadata={   # its meaning, as mk.describe("gilbert") shows it
+                "doc": "True: Gilbert's exact step; False: Frank–Wolfe's 2/(t+2)"})
             constraints: ClassVar[dict] = {"line_search": [Boolean()]}   # the accepted values, checked at compile
 
         def setup(self):                          # constants of the data: the only place a plan sets attributes
@@ -165,7 +166,7 @@ CELLS = [
 
     | hook | what it does here |
     |---|---|
-    | `Config` | the method's parameters: a frozen dataclass whose `constraints` declare the accepted values |
+    | `Config` | the parameters: a frozen dataclass, `metadata={"doc": ...}` their meaning, `constraints` their values |
     | `setup()` | constants of the data, once, at compile time (after it the plan is frozen) |
     | `init(rng, warm_start, budget)` | the first state: the mean of the rows (or the row a warm start finds hardest) |
     | `step(state)` | one Gilbert step; returns a **new** state (a state is never modified in place) |

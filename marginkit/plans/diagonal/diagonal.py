@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -315,9 +315,11 @@ class DiagonalDescent(HingeDualSteps, MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        schedule: object = "inverse"    # λ_t (AP §4.1): a name, a Schedule or a callable t -> λ_t
-        lambda0: float | None = None    # λ0 of a named schedule (default R² = max ||x_i||²: scale-free)
-        step: float | None = None       # γ of (4.1) (default 1/||Q||_op)
+        schedule: object = field(default="inverse", metadata={
+            "doc": "λ_t (AP §4.1): a name, a Schedule or a callable t -> λ_t"})
+        lambda0: float | None = field(default=None, metadata={
+            "doc": "λ0 of a named schedule (default R² = max ||x_i||²: scale-free)"})
+        step: float | None = field(default=None, metadata={"doc": "γ of (4.1) (default 1/||Q||_op)"})
         constraints: ClassVar[dict] = {"schedule": SCHEDULES, "lambda0": [None, POSITIVE], "step": STEP}
 
         def __post_init__(self):   # ``schedule`` reads as the resolved Schedule (``plan.schedule.lam(t)``)
@@ -395,7 +397,8 @@ class InertialDiagonalDescent(DiagonalDescent):
 
     @dataclass(frozen=True)
     class Config(DiagonalDescent.Config):
-        alpha: float = 10.0             # α of the extrapolation t/(t+α) (4.4); Thm 5.2 needs α >= 3
+        alpha: float = field(default=10.0, metadata={
+            "doc": "α of the extrapolation t/(t+α) (4.4); Thm 5.2 needs α >= 3"})
         constraints: ClassVar[dict] = {**DiagonalDescent.Config.constraints, "alpha": [POSITIVE]}
 
         def validate(self, method):
@@ -442,7 +445,7 @@ class SoftMarginDiagonal(HingeDualSteps, IterationPlan):
 
     @dataclass(frozen=True)
     class Config:
-        step: float | None = None       # γ of (4.1) (default 1/||Q||_op)
+        step: float | None = field(default=None, metadata={"doc": "γ of (4.1) (default 1/||Q||_op)"})
         constraints: ClassVar[dict] = {"step": STEP}
 
     def setup(self):

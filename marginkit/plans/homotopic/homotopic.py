@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -188,15 +188,18 @@ class HomotopicSubgradient(MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        lambda0: float | str = "auto"       # λ_0 of the first stage; "auto": σnγ̄² >= λ* (module docstring)
-        lambda_decay: float = 2.0           # a of λ_k = λ0/a^k [RECON]
-        step_decay: float | None = None     # b of η_k = η0/b^k [RECON]; default a³
-        stage_growth: float | None = None   # c of T_k = ⌈T0 c^k⌉ [RECON]; default a^{4+δ}
-        delta: float = 2.0                  # δ of the default c = a^{4+δ} (Lemma 4.3)
-        T0: int | None = None               # first stage length; default ⌈1/(λ0η0)⌉
-        eta0: float | None = None           # first step; default min(1/λ0, 1/L), L = 2H (eq. 7)
-        hinge: str = "mean"                 # σ = 1/n ("mean") or 1 ("sum") in h(w) of eq. (2)
-        output: str = "average"             # stage output: the average of Algorithm 1 or the best iterate (§6.4)
+        lambda0: float | str = field(default="auto", metadata={
+            "doc": 'λ_0 of the first stage; "auto": σnγ̄² >= λ* (module docstring)'})
+        lambda_decay: float = field(default=2.0, metadata={"doc": "a of λ_k = λ0/a^k [RECON]"})
+        step_decay: float | None = field(default=None, metadata={"doc": "b of η_k = η0/b^k [RECON]; default a³"})
+        stage_growth: float | None = field(default=None, metadata={
+            "doc": "c of T_k = ⌈T0 c^k⌉ [RECON]; default a^{4+δ}"})
+        delta: float = field(default=2.0, metadata={"doc": "δ of the default c = a^{4+δ} (Lemma 4.3)"})
+        T0: int | None = field(default=None, metadata={"doc": "first stage length; default ⌈1/(λ0η0)⌉"})
+        eta0: float | None = field(default=None, metadata={"doc": "first step; default min(1/λ0, 1/L), L = 2H (eq. 7)"})
+        hinge: str = field(default="mean", metadata={"doc": 'σ = 1/n ("mean") or 1 ("sum") in h(w) of eq. (2)'})
+        output: str = field(default="average", metadata={
+            "doc": "stage output: the average of Algorithm 1 or the best iterate (§6.4)"})
         constraints: ClassVar[dict] = {
             "lambda0": [Options("auto"), POSITIVE], "lambda_decay": [ABOVE_ONE],   # λ_k, η_k decrease to 0
             "step_decay": [None, ABOVE_ONE], "stage_growth": [None, Interval(float, 1, None)],  # no shrinking

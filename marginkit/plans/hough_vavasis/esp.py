@@ -34,7 +34,7 @@ dual blocks come back in the user's namespace (``Result.to_numpy()`` gives host 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -286,8 +286,10 @@ class ESPFista(_ESPPlan):
 
     @dataclass(frozen=True)
     class Config:
-        stop: str = "early"            # test (28) ("early") or the gradient mapping of Table 1's baseline ("tol")
-        iteration_bound: bool = True   # report Theorem 2.4's bounds (when the problem's constants are cached)
+        stop: str = field(default="early", metadata={
+            "doc": "test (28) (\"early\") or the gradient mapping of Table 1's baseline (\"tol\")"})
+        iteration_bound: bool = field(default=True, metadata={
+            "doc": "report Theorem 2.4's bounds (when the problem's constants are cached)"})
         constraints: ClassVar[dict] = {"stop": [Options("early", "tol")], "iteration_bound": [Boolean()]}
 
     def setup(self):
@@ -342,9 +344,10 @@ class ESPPdhg(_ESPPlan):
 
     @dataclass(frozen=True)
     class Config:
-        stop: str = "early"             # test (28) on the displacement or the residual
-        sigma_scale: float = 0.95       # σ·||𝒜||² (PDHG needs σ < 1/||𝒜||²)
-        iteration_bound: bool = False   # Theorem 2.4's bounds (proved for FISTA, reported for comparison)
+        stop: str = field(default="early", metadata={"doc": "test (28) on the displacement or the residual"})
+        sigma_scale: float = field(default=0.95, metadata={"doc": "σ·||𝒜||² (PDHG needs σ < 1/||𝒜||²)"})
+        iteration_bound: bool = field(default=False, metadata={
+            "doc": "Theorem 2.4's bounds (proved for FISTA, reported for comparison)"})
         constraints: ClassVar[dict] = {"stop": [Options("early")],
                                        "sigma_scale": [Interval(float, 0, 1, closed="neither")],
                                        "iteration_bound": [Boolean()]}

@@ -30,7 +30,7 @@ paper's ``y_k``, renamed to keep ``y`` for the labels).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -360,15 +360,20 @@ class SoftMarginFista(SVMDualFista):
 
     @dataclass(frozen=True)
     class Config:
-        mu: float = 0.0                 # μ of the perturbed dual (15) the iteration solves (0: the SVM dual (12))
-        stop: str = "tol"               # the relative primal-dual gap ("tol") or §4.2's early stop (needs mu > 0)
-        variant: str | None = None      # "v-fista" (needs mu > 0) or "fista"; None: V-FISTA when mu > 0
-        projection: str = "linear"      # root finder of the knapsack projection onto Ω (13)-(14)
-        restart: str | None = "function"   # momentum restart (O'Donoghue & Candès): None, "gradient", "function"
-        delta_min: float = 1e-4         # δ_min of the stall rule (§4.2)
-        stale_max: int = 2              # stale steps before the early stop
-        min_iter: int = 0               # no early stop before this iteration
-        restart_min: int = 1            # iterations between two momentum resets
+        mu: float = field(default=0.0, metadata={
+            "doc": "μ of the perturbed dual (15) the iteration solves (0: the SVM dual (12))"})
+        stop: str = field(default="tol", metadata={
+            "doc": "the relative primal-dual gap (\"tol\") or §4.2's early stop (needs mu > 0)"})
+        variant: str | None = field(default=None, metadata={
+            "doc": '"v-fista" (needs mu > 0) or "fista"; None: V-FISTA when mu > 0'})
+        projection: str = field(default="linear", metadata={
+            "doc": "root finder of the knapsack projection onto Ω (13)-(14)"})
+        restart: str | None = field(default="function", metadata={
+            "doc": "momentum restart (O'Donoghue & Candès): None, \"gradient\", \"function\""})
+        delta_min: float = field(default=1e-4, metadata={"doc": "δ_min of the stall rule (§4.2)"})
+        stale_max: int = field(default=2, metadata={"doc": "stale steps before the early stop"})
+        min_iter: int = field(default=0, metadata={"doc": "no early stop before this iteration"})
+        restart_min: int = field(default=1, metadata={"doc": "iterations between two momentum resets"})
         constraints: ClassVar[dict] = {**DUAL_CONSTRAINTS, "mu": [Interval(float, 0, None)],
                                        "restart_min": [Interval(int, 1, None)]}
 
@@ -391,13 +396,17 @@ class PerturbedDualFista(SVMDualFista):
 
     @dataclass(frozen=True)
     class Config:
-        stop: str = "early"             # §4.2's early stop ("early") or the relative primal-dual gap ("tol")
-        variant: str | None = "v-fista"   # V-FISTA (§3.4, Beck Thm 10.42) or "fista"; None: V-FISTA
-        projection: str = "linear"      # root finder of the knapsack projection onto Ω (13)-(14)
-        restart: str | None = None      # momentum restart (not in the paper): None, "gradient", "function"
-        delta_min: float = 1e-4         # δ_min of the stall rule (§4.2)
-        stale_max: int = 2              # stale steps before the early stop
-        min_iter: int = 0               # no early stop before this iteration
+        stop: str = field(default="early", metadata={
+            "doc": "§4.2's early stop (\"early\") or the relative primal-dual gap (\"tol\")"})
+        variant: str | None = field(default="v-fista", metadata={
+            "doc": 'V-FISTA (§3.4, Beck Thm 10.42) or "fista"; None: V-FISTA'})
+        projection: str = field(default="linear", metadata={
+            "doc": "root finder of the knapsack projection onto Ω (13)-(14)"})
+        restart: str | None = field(default=None, metadata={
+            "doc": 'momentum restart (not in the paper): None, "gradient", "function"'})
+        delta_min: float = field(default=1e-4, metadata={"doc": "δ_min of the stall rule (§4.2)"})
+        stale_max: int = field(default=2, metadata={"doc": "stale steps before the early stop"})
+        min_iter: int = field(default=0, metadata={"doc": "no early stop before this iteration"})
         constraints: ClassVar[dict] = DUAL_CONSTRAINTS
 
     maximise = True

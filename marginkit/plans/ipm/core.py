@@ -56,7 +56,7 @@ state is kept until ``max_iter`` (``user_limit``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -111,7 +111,7 @@ class InteriorPointPlan(IterationPlan):
 
     @dataclass(frozen=True)
     class Config:
-        max_columns: int = MAX_COLUMNS   # the largest d the normal matrix is formed for
+        max_columns: int = field(default=MAX_COLUMNS, metadata={"doc": "the largest d the normal matrix is formed for"})
         constraints: ClassVar[dict] = {"max_columns": [Interval(int, 1, None)]}
 
     def box_of(self, form):

@@ -38,7 +38,6 @@ class MaxMarginIPM(InteriorPointPlan):
 
     default_tol = 1e-4   # the MaxMargin plans' relative margin gap (plans/common/margin.py)
     log_columns = ("margin", "margin_upper", "gap_bound")
-    Config = InteriorPointPlan.Config   # declared here too: help() lists the options of a class's own Config
 
     def box_of(self, form):
         return None

@@ -30,7 +30,6 @@ class SoftMarginIPM(InteriorPointPlan):
     :mod:`marginkit.plans.ipm.core` for the normal equations, this module for the certificate)."""
 
     log_columns = ("objective", "dual_objective", "duality_gap")
-    Config = InteriorPointPlan.Config   # declared here too: help() lists the options of a class's own Config
 
     def box_of(self, form):
         return np.asarray(form.box, dtype=np.float64)

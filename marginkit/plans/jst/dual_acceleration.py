@@ -31,7 +31,7 @@ Resolved in this file (each once):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -74,9 +74,11 @@ class DualAccelerated(MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        loss: str = "exp"            # the exponential loss of Alg. 1, or the logistic loss of §5.1
-        step_scale: str = "unit"     # "theory": the logistic step divided by ρ = n (App. C)
-        theta: float = 1.0           # the step θ_t ≡ θ
+        loss: str = field(default="exp", metadata={
+            "doc": "the exponential loss of Alg. 1, or the logistic loss of §5.1"})
+        step_scale: str = field(default="unit", metadata={
+            "doc": '"theory": the logistic step divided by ρ = n (App. C)'})
+        theta: float = field(default=1.0, metadata={"doc": "the step θ_t ≡ θ"})
         constraints: ClassVar[dict] = {"loss": [LOSSES], "step_scale": [Options("unit", "theory")],
                                        "theta": [Interval(float, 0, None, closed="neither")]}
 
@@ -134,8 +136,9 @@ class DualAcceleratedStochastic(MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        variant: str = "momentum"     # "momentum" (Figs. 3-4) or "theory" (Thm 4.1)
-        horizon: int | None = None    # T of Thm 4.1's θ = sqrt(ln n / T); default: the run's max_iter
+        variant: str = field(default="momentum", metadata={"doc": '"momentum" (Figs. 3-4) or "theory" (Thm 4.1)'})
+        horizon: int | None = field(default=None, metadata={
+            "doc": "T of Thm 4.1's θ = sqrt(ln n / T); default: the run's max_iter"})
         constraints: ClassVar[dict] = {"variant": [Options("momentum", "theory")],
                                        "horizon": [None, Interval(int, 1, None)]}
 
@@ -188,8 +191,8 @@ class NormalizedGD(MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        loss: str = "exp"
-        step: str = "constant"        # θ = 1 ("constant") or θ_t = 1/√(t+1) ("sqrt")
+        loss: str = field(default="exp", metadata={"doc": "the exponential loss, or the logistic loss of §5.1"})
+        step: str = field(default="constant", metadata={"doc": 'θ = 1 ("constant") or θ_t = 1/√(t+1) ("sqrt")'})
         constraints: ClassVar[dict] = {"loss": [LOSSES], "step": [Options("constant", "sqrt")]}
 
     def init(self, rng, warm_start, budget):
@@ -216,8 +219,8 @@ class GradientDescent(MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        loss: str = "exp"
-        eta: float = 1.0               # the step η (JST use 1)
+        loss: str = field(default="exp", metadata={"doc": "the exponential loss, or the logistic loss of §5.1"})
+        eta: float = field(default=1.0, metadata={"doc": "the step η (JST use 1)"})
         # the rows are scaled into the unit ball, so the first step has norm at most η and squared norm η²: beyond
         # 1e150 that square overflows and the run could only end at a margin of 0 (a bad input, not a run)
         constraints: ClassVar[dict] = {"loss": [LOSSES], "eta": [Interval(float, 0, 1e150, closed="right")]}
@@ -252,7 +255,8 @@ class BatchPerceptron(MarginPlan):
 
     @dataclass(frozen=True)
     class Config:
-        variant: str = "projected"     # projected onto the unit ball with η_t = 1/√(t+1), or η = 1 unprojected
+        variant: str = field(default="projected", metadata={
+            "doc": "projected onto the unit ball with η_t = 1/√(t+1), or η = 1 unprojected"})
         constraints: ClassVar[dict] = {"variant": [Options("projected", "unprojected")]}
 
     def step_size(self, t: int) -> float:

@@ -178,8 +178,6 @@ class KernelDualAccelerated(DualAccelerated, KernelDualForm):
     ``||Zᵀq|| = sqrt(q·Qq)`` and ``||g_t|| = sqrt(c·h)`` give the certificates of
     :class:`~.dual_acceleration.DualAccelerated` (its options, step ``θ/ρ`` and Thm 3.1(2) bound)."""
 
-    Config = DualAccelerated.Config   # named here so that help() lists the options on this class too
-
     def init(self, rng, warm_start, budget):
         st = self.kernel_start(warm_start)
         st.q = self.dual_weights(st.s)
@@ -209,7 +207,6 @@ class KernelDualAcceleratedStochastic(DualAcceleratedStochastic, KernelDualForm)
         c ← β(c + e_i),   h ← β(h + Qe_i),   a ← a + θ(c + e_i),   s ← s − θ(h + Qe_i)
     """
 
-    Config = DualAcceleratedStochastic.Config   # named here so that help() lists the options on this class too
     full_gram = False
 
     def init(self, rng, warm_start, budget):
@@ -237,7 +234,6 @@ class KernelBatchPerceptron(BatchPerceptron, KernelDualForm):
     ``a ← a + η_t e_{i*}``, ``s ← s − η_t Qe_{i*}``, then both divided by ``max(1, ||w||)`` with
     ``||w|| = sqrt(−a·s)`` when projected (:class:`~.dual_acceleration.BatchPerceptron`)."""
 
-    Config = BatchPerceptron.Config   # named here so that help() lists the options on this class too
     full_gram = False
 
     def init(self, rng, warm_start, budget):

@@ -54,7 +54,7 @@ for a given seed and chunking.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import dask
@@ -167,10 +167,12 @@ class CoCoAPlus(DualityGapPlan):
 
     @dataclass(frozen=True)
     class Config:
-        local_epochs: int = 1        # H: local epochs per round
-        aggregation: str = "add"     # "add" (CoCoA+) or "average" (CoCoA)
-        shrinking: bool = True       # Hsieh et al. §3.2, inside a local round
-        compiled: bool | str = "auto"   # the local round compiled by numba (True; "auto": when installed) or in Python
+        local_epochs: int = field(default=1, metadata={"doc": "H: local epochs per round"})
+        aggregation: str = field(default="add", metadata={"doc": '"add" (CoCoA+) or "average" (CoCoA)'})
+        shrinking: bool = field(default=True, metadata={"doc": "Hsieh et al. §3.2, inside a local round"})
+        compiled: bool | str = field(
+            default="auto",
+            metadata={"doc": 'the local round compiled by numba (True; "auto": when installed) or in Python'})
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
                                        "shrinking": [Boolean()], "compiled": COMPILED}
 

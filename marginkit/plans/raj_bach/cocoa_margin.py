@@ -304,10 +304,11 @@ class CoCoADykstra(CoCoAMargin):
 
     @dataclass(frozen=True)
     class Config:
-        local_epochs: int = 1        # H: local epochs per round
-        aggregation: str = "add"     # "add" (CoCoA+) or "average" (CoCoA)
-        step: str = "per-sample"     # RB Lemma 1's 1/L_i, or 1/L_max ("max")
-        compiled: bool | str = "auto"   # the local round compiled by numba (True; "auto": when installed) or in Python
+        local_epochs: int = field(default=1, metadata={"doc": "H: local epochs per round"})
+        aggregation: str = field(default="add", metadata={"doc": '"add" (CoCoA+) or "average" (CoCoA)'})
+        step: str = field(default="per-sample", metadata={"doc": "RB Lemma 1's 1/L_i, or 1/L_max (\"max\")"})
+        compiled: bool | str = field(default="auto", metadata={
+            "doc": 'the local round compiled by numba (True; "auto": when installed) or in Python'})
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
                                        "step": [Options("per-sample", "max")], "compiled": COMPILED}
 
@@ -333,10 +334,11 @@ class CoCoAAcceleratedDykstra(CoCoAMargin):
 
     @dataclass(frozen=True)
     class Config:
-        local_epochs: int = 1
-        aggregation: str = "add"
-        output: str = "v"            # the block's step from β(v_T) or β(α_T)
-        compiled: bool | str = "auto"   # the local APCG epochs compiled by numba (True; "auto": when installed) or not
+        local_epochs: int = field(default=1, metadata={"doc": "H: local epochs per round"})
+        aggregation: str = field(default="add", metadata={"doc": '"add" (CoCoA+) or "average" (CoCoA)'})
+        output: str = field(default="v", metadata={"doc": "the block's step from β(v_T) or β(α_T)"})
+        compiled: bool | str = field(default="auto", metadata={
+            "doc": 'the local APCG epochs compiled by numba (True; "auto": when installed) or not'})
         constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
                                        "output": [Options("v", "alpha")], "compiled": COMPILED}
 

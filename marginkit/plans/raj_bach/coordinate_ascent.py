@@ -65,7 +65,7 @@ The reduction ``MaxMargin(bias=False, kernel=None) -> MinNormFeasibility(p=2, "m
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -398,9 +398,11 @@ class RandomizedDykstra(DualCoordinatePlan):
 
     @dataclass(frozen=True)
     class Config:
-        step: str = "per-sample"   # the step 1/L_i of Lemma 1, or 1/L_max ("max")
-        compiled: bool | str = "auto"   # the epoch compiled by numba (True; "auto": when installed) or in NumPy
-        screening: bool = True     # gap-safe screening of inactive margin constraints (module docstring)
+        step: str = field(default="per-sample", metadata={"doc": 'the step 1/L_i of Lemma 1, or 1/L_max ("max")'})
+        compiled: bool | str = field(default="auto", metadata={
+            "doc": 'the epoch compiled by numba (True; "auto": when installed) or in NumPy'})
+        screening: bool = field(default=True, metadata={
+            "doc": "gap-safe screening of inactive margin constraints (module docstring)"})
         constraints: ClassVar[dict] = {"step": [Options("per-sample", "max")], "compiled": COMPILED,
                                        "screening": [Boolean()]}
 
@@ -445,9 +447,11 @@ class AcceleratedDykstra(AcceleratedScreening, DualCoordinatePlan):
 
     @dataclass(frozen=True)
     class Config:
-        output: str = "v"          # θ(v_t), the sequence the APCG theorem covers, or the paper's literal θ(α_t)
+        output: str = field(default="v", metadata={
+            "doc": "θ(v_t), the sequence the APCG theorem covers, or the paper's literal θ(α_t)"})
         compiled: bool | str = "auto"
-        screening: bool = True     # gap-safe screening, applied by a restart on the live constraints
+        screening: bool = field(default=True, metadata={
+            "doc": "gap-safe screening, applied by a restart on the live constraints"})
         constraints: ClassVar[dict] = {"output": [Options("v", "alpha")], "compiled": COMPILED,
                                        "screening": [Boolean()]}
 

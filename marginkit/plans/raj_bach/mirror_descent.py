@@ -2,7 +2,7 @@
 over the constraint systems and the certificate of :class:`~.coordinate_ascent.DualCoordinatePlan`."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -42,8 +42,10 @@ class StochasticMirrorDescent(DualCoordinatePlan):
 
     @dataclass(frozen=True)
     class Config:
-        loss: str = "squared-distance"   # F of eq. (9), or the perceptron (margins only)
-        step: str | float = "max"        # γ = 1/L_max (Thm 1), 1/L_i ("per-sample") or a positive number
+        loss: str = field(default="squared-distance", metadata={
+            "doc": "F of eq. (9), or the perceptron (margins only)"})
+        step: str | float = field(default="max", metadata={
+            "doc": 'γ = 1/L_max (Thm 1), 1/L_i ("per-sample") or a positive number'})
         compiled: bool | str = "auto"
         constraints: ClassVar[dict] = {
             "loss": [Options("squared-distance", "perceptron")],

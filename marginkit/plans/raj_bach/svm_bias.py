@@ -108,7 +108,7 @@ nothing and is always safe. ``certificate["screened"]`` counts them (``{"removed
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -269,11 +269,15 @@ class BiasDualCoordinateDescent(DualityGapPlan):
 
     @dataclass(frozen=True)
     class Config:
-        rho: float = 0.1           # ρ = rho · mean ||x_i||² (penalty of the augmented Lagrangian)
-        shrinking: bool = True     # Hsieh et al. §3.2
-        compiled: bool | str = "auto"   # the epochs compiled by numba (True; "auto": when installed) or in NumPy
-        screening: bool = True     # gap-safe screening at every certificate check (module docstring)
-        polish: bool = True        # the restricted interior-point polish (.polish)
+        rho: float = field(
+            default=0.1, metadata={"doc": "ρ = rho · mean ||x_i||² (penalty of the augmented Lagrangian)"})
+        shrinking: bool = field(default=True, metadata={"doc": "Hsieh et al. §3.2"})
+        compiled: bool | str = field(
+            default="auto",
+            metadata={"doc": 'the epochs compiled by numba (True; "auto": when installed) or in NumPy'})
+        screening: bool = field(
+            default=True, metadata={"doc": "gap-safe screening at every certificate check (module docstring)"})
+        polish: bool = field(default=True, metadata={"doc": "the restricted interior-point polish (.polish)"})
         constraints: ClassVar[dict] = {"rho": [Interval(float, 0, None, closed="neither")],
                                        "shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()],
                                        "polish": [Boolean()]}

@@ -97,7 +97,7 @@ Resolved here (each once):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -308,10 +308,13 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
 
     @dataclass(frozen=True)
     class Config:
-        shrinking: bool = True     # Hsieh et al. §3.2
-        compiled: bool | str = "auto"   # the round compiled by numba (True; "auto": when installed) or in NumPy
-        screening: bool = True     # gap-safe screening at every certificate check (Ndiaye et al. 2017)
-        polish: bool = True        # the restricted interior-point polish (.polish)
+        shrinking: bool = field(default=True, metadata={"doc": "Hsieh et al. §3.2"})
+        compiled: bool | str = field(
+            default="auto",
+            metadata={"doc": 'the round compiled by numba (True; "auto": when installed) or in NumPy'})
+        screening: bool = field(
+            default=True, metadata={"doc": "gap-safe screening at every certificate check (Ndiaye et al. 2017)"})
+        polish: bool = field(default=True, metadata={"doc": "the restricted interior-point polish (.polish)"})
         constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()],
                                        "polish": [Boolean()]}
 

@@ -50,7 +50,7 @@ warm start ``a`` (a ``Result`` of an SVM dual method, or a vector) is clipped in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -184,7 +184,9 @@ class PairwiseSMO(DualityGapPlan):
 
     @dataclass(frozen=True)
     class Config:
-        compiled: bool | str = "auto"     # the round compiled by numba (True; "auto": when installed) or in Python
+        compiled: bool | str = field(
+            default="auto",
+            metadata={"doc": 'the round compiled by numba (True; "auto": when installed) or in Python'})
         constraints: ClassVar[dict] = {"compiled": COMPILED}
 
     def setup(self):

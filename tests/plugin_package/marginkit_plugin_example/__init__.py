@@ -8,7 +8,7 @@ simplex (Beck & Teboulle, "Mirror descent and nonlinear projected subgradient me
 Oper. Res. Lett. 31, 2003): ``log a ← log a − (η/R²) Z u``, ``R = max ||x_i||``; ``R²`` bounds the Lipschitz constant of
 the gradient ``Z u`` from the l1 to the l-infinity norm, so the dual objective falls as ``O(R² ln n / t)``.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -35,7 +35,7 @@ class Hedge(IterationPlan):
 
     @dataclass(frozen=True)
     class Config:
-        eta: float = 1.0   # the step, in units of 1/R²
+        eta: float = field(default=1.0, metadata={"doc": "the step, in units of 1/R²"})   # marginkit.describe
         constraints: ClassVar[dict] = {"eta": [Interval(float, 0, None, closed="neither")]}
 
     def setup(self):
