@@ -137,12 +137,13 @@ def test_test_set_gives_a_test_error_column_without_keeping_iterates():
         P.solve("normalized-gd", max_iter=5, test_set=(X[60:, :3], y[60:]))
 
 
-def test_old_column_names_still_read_with_a_deprecation_warning():
+def test_a_column_has_one_name():
+    """The package was never released: a column has its canonical name only (no alias of an earlier name)."""
     X, y = _separable()
     res = mk.MaxMargin(X, y).solve("gd", max_iter=10)
-    with pytest.warns(DeprecationWarning, match="margin_upper"):
-        old = res.trace["dual_bound"]
-    np.testing.assert_array_equal(old, res.trace["margin_upper"])
+    assert "margin_upper" in res.trace.keys()
+    with pytest.raises(KeyError, match="no trace column 'dual_bound'"):
+        res.trace["dual_bound"]
 
 
 def test_to_pandas_has_the_same_columns_and_values():

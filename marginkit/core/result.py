@@ -2,7 +2,6 @@
 margin metrics shared by all methods."""
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
@@ -93,8 +92,6 @@ TRACE_COLUMNS = {
                     "plans)"),
 }
 
-#: the names earlier releases used for a trace column, and the canonical name (docs/TRACE.md)
-RENAMED_COLUMNS = {"dual": "dual_objective", "dual_bound": "margin_upper"}
 
 
 class Trace:
@@ -167,10 +164,6 @@ class Trace:
 
     def _column(self, key: str) -> str:
         self._sync()
-        if key not in self._cols and key in RENAMED_COLUMNS and RENAMED_COLUMNS[key] in self._cols:
-            warnings.warn(f"trace column {key!r} is now called {RENAMED_COLUMNS[key]!r}", DeprecationWarning,
-                          stacklevel=3)
-            return RENAMED_COLUMNS[key]
         return key
 
     def __getitem__(self, key: str) -> np.ndarray:
