@@ -25,7 +25,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..core.backend import is_dask
 from ..core.params import Boolean, InstanceOf, Interval, Options, check_values
 from ..core.validation import ProblemError
-from ..engine.graph import methods
+from ..engine.graph import method_spec, methods
 from ..formulations import MaxMargin, PerturbedSVMDual, SoftMarginSVM
 from .estimator_dask import block_scores, dask_labels, dask_matrix, is_dask_input, labels_of
 from .path import default_method
@@ -34,6 +34,10 @@ PROBLEMS = ("max-margin", "soft-margin", "perturbed-dual")
 # a multiplier below this fraction of the largest one is not a support vector
 SUPPORT_TOL = 1e-6
 
+
+#: the tags of the methods that ``solve("auto")`` runs after a probe of another (the interior-point method after a
+#: coordinate probe, smo before the model's other choice): where ``method=None`` picks one, the estimator runs auto
+PROBED = frozenset({"interior-point", "pairwise"})
 
 class MarginClassifier(ClassifierMixin, BaseEstimator):
     """Linear (or kernel) margin classifier solved by any marginkit method; binary, or one-vs-rest.
@@ -187,12 +191,14 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                                  f"(sample_weight or class_weight); methods that do: {methods(problem)} "
                                  f"(method=None picks one)")
             warm = None if previous is None else _warm(previous[1][k], method, problem)
-            options = self._options(method, warm)
+            card = method_spec(problem, method)
+            options = self._options(method, warm, card.is_reference)
             if self.verbose and len(tasks) > 1:
                 print(f"[MarginClassifier] one-vs-rest {k + 1}/{len(tasks)}: {classes[k]!r} against the rest, "
                       f"method {method!r}")
-            probe = self.method is None and warm is None and method in ("ipm", "smo") and \
-                problem.form == "SoftMarginSVM"
+            # the default is one that solve("auto") reaches after a probe (module docstring): run auto itself
+            probe = self.method is None and warm is None and problem.form == "SoftMarginSVM" and \
+                bool(PROBED & set(card.tags))
             result = problem.solve("auto" if probe else method, **options)
             self._check_result(problem, result.method if probe else method, result, options)
             fits.append((problem, rows, result))
@@ -216,9 +222,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                 f"{classes.size}: fit the binary problems one by one (y == label) or on NumPy data")
         problem, _ = self._build(X, da.where(y == classes[1], 1.0, -1.0).persist(), None)
         method = self.method or default_method(problem)
-        if method == "cvxpy" and self.method is None:
-            method = next((m for m in methods(problem) if m != "cvxpy"), "cvxpy")
-        options = self._options(method, None)
+        if self.method is None and method_spec(problem, method).is_reference:   # a marginkit method where one applies
+            method = next((m for m in methods(problem) if not method_spec(problem, m).is_reference), method)
+        options = self._options(method, None, method_spec(problem, method).is_reference)
         result = problem.solve(method, **options)
         self._check_result(problem, method, result, options)
         for stale in ("coef_", "dual_coef_", "support_", "feature_names_in_"):
@@ -308,8 +314,8 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                              "True")
         return PerturbedSVMDual(X, y, gamma=extras.get("gamma", self.C), mu=extras.get("mu")), rows
 
-    def _options(self, method, warm):
-        """The options of ``problem.solve`` for ``method``."""
+    def _options(self, method, warm, reference: bool = False):
+        """The options of ``problem.solve`` for ``method`` (``reference``: its card is the certified reference's)."""
         options = self._extras()
         for name in ("gamma", "mu"):            # the problem's parameters, not the method's
             options.pop(name, None)
@@ -317,7 +323,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             if "seed" in options:
                 raise ValueError("random_state and seed are both given; give one")
             options["seed"] = _seed(options.pop("random_state"))
-        if method == "cvxpy":                   # the solver's settings; max_iter, tol and warm starts do not apply
+        if reference:                           # the solver's settings; max_iter, tol and warm starts do not apply
             if self.verbose:
                 options.setdefault("verbose", True)
             return options
@@ -450,7 +456,8 @@ def _seed(rs):
 def _warm(result, method, problem):
     """The previous result of this binary problem as a warm start, when it can serve as one: same method, a point,
     and dual multipliers (if any) of the current length."""
-    if method == "cvxpy" or result.method != method or (result.w is None and result.dual_coef is None):
+    if method_spec(problem, method).is_reference or result.method != method or \
+            (result.w is None and result.dual_coef is None):
         return None
     a = (result.dual or {}).get("a") if isinstance(result.dual, dict) else None
     if a is not None and np.shape(a) != (problem.n,):
