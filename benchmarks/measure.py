@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 import tracemalloc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +33,24 @@ def repeats_for(seconds: float, repeats: int) -> int:
     if seconds > SLOW_SECONDS:
         return 1
     return max(repeats, SHORT_REPEATS) if repeats > 1 and seconds < SHORT_SECONDS else repeats
+
+
+@contextmanager
+def child(ctx, target, *args):
+    """``target(send, *args)`` in a daemon child process of the multiprocessing context ``ctx``; yields the receiving
+    end of its pipe, and on leaving kills the child if it still runs, waits for it and closes the pipe (the capped
+    runs of the CVXPY solvers, libsvm and the peers)."""
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=target, args=(send, *args), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        yield recv
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        recv.close()
 
 
 def wall(fn):

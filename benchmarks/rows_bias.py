@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from . import datasets as data
 from .datasets import ProblemSpec, Sizes
-from .measure import Outcome, accuracies, times
+from .measure import Outcome, accuracies, child, times
 from .objective import Row
 from .solvers import cvxpy_solvers
 from .solvers import marginkit_methods as mk
@@ -112,22 +112,13 @@ def _svc_child(conn, X, y, C, tol):
 
 def svc_fit(X, y, C, tol, cap) -> dict:
     """``SVC(kernel="linear", C, tol).fit`` in a child process killed after ``cap`` seconds."""
-    ctx = cvxpy_solvers._context()
-    recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_svc_child, args=(send, X, y, C, tol), daemon=True)
-    proc.start()
-    send.close()
-    try:
-        if not recv.poll(cap + 30.0):   # the data are pickled to the child before its clock starts
-            return {"capped": True}
-        return recv.recv()
-    except EOFError:
-        return {"error": "the SVC child process died"}
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        recv.close()
+    with child(cvxpy_solvers._context(), _svc_child, X, y, C, tol) as recv:
+        try:
+            if not recv.poll(cap + 30.0):   # the data are pickled to the child before its clock starts
+                return {"capped": True}
+            return recv.recv()
+        except EOFError:
+            return {"error": "the SVC child process died"}
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@
   missing is ``skipped``.
 * ``--only ROW[,ROW]`` runs the groups of those rows (or groups) and updates them in the recorded results.
 
-``main`` is what ``marginkit bench`` calls (the command finds this folder next to the package source).
+``main`` is what ``marginkit bench`` calls (the command imports this folder as the package ``benchmarks`` when the
+clone's root is on the import path: ``python -m marginkit bench`` or ``python -m benchmarks.runner`` in that root).
 """
 from __future__ import annotations
 
@@ -132,3 +133,8 @@ def main(quick: bool = False, output: str | None = None, only=None) -> int:
         if write_readme_table(readme, table):
             print(f"table written to {readme}")
     return 0
+
+
+if __name__ == "__main__":   # python -m benchmarks.runner [--quick] [--output FILE] [--only ROWS], in the clone's root
+    from marginkit.api.cli import main as _cli   # the same arguments, checks and messages as `marginkit bench`
+    raise SystemExit(_cli(["bench", *sys.argv[1:]]))

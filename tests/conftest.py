@@ -30,3 +30,12 @@ def non_separable():
     X = np.vstack([X, X[:1], -X[:1]])
     y = np.concatenate([y, [1.0, 1.0]])
     return X, y
+
+
+@pytest.fixture
+def dask_threads():
+    """dask's threaded scheduler for the test (``pytestmark = pytest.mark.usefixtures("dask_threads")``): the
+    single-process dask tests stay fast; the cluster runs are in tests/test_dask_cluster.py."""
+    dask = pytest.importorskip("dask")
+    with dask.config.set(scheduler="threads"):
+        yield

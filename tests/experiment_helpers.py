@@ -1,10 +1,21 @@
-"""Shared by the experiment tests (tests/test_experiments_*.py): load a script of experiments/ as a module, and
-check the claims it states (each script's ``CLAIMS``/``check_claims``/``claims_table``)."""
+"""Shared by the experiment tests (tests/test_experiments_*.py): load a script of experiments/ as a module, run it at
+the quick size (and at full size under ``-m slow``), and check the claims it states (each script's
+``CLAIMS``/``check_claims``/``claims_table``)."""
 import importlib.util
 import os
 import sys
 
+import pytest
+
 EXPERIMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments")
+
+
+def load_file(path, name):
+    """The Python file ``path`` executed as a fresh module named ``name`` (not entered in ``sys.modules``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def load_experiment(name):
@@ -12,10 +23,21 @@ def load_experiment(name):
     scripts share ``experiments/_claims.py``)."""
     if EXPERIMENTS not in sys.path:
         sys.path.insert(0, EXPERIMENTS)
-    spec = importlib.util.spec_from_file_location(f"{name}_experiment", os.path.join(EXPERIMENTS, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(os.path.join(EXPERIMENTS, f"{name}.py"), f"{name}_experiment")
+
+
+# a test run at the quick size by default and at full size under -m slow (its argument ``quick``)
+QUICK_AND_FULL = pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)],
+                                         ids=["quick", "full"])
+
+
+def run_experiment(name, quick, outdir):
+    """``experiments/<name>.py``'s ``main`` run into ``outdir``: ``(module, its output)``, once its figure is checked
+    written (a non-empty ``out["png"]``)."""
+    exp = load_experiment(name)
+    out = exp.main(quick=quick, outdir=str(outdir))
+    assert os.path.getsize(out["png"]) > 0
+    return exp, out
 
 
 def assert_claims(exp, out, printed, full=False):

@@ -1,8 +1,23 @@
 """What the screening tests of ``dual-cd`` (tests/test_screening.py) and ``dual-cd-bias`` (tests/test_screening_bias.py)
-share: the random instances of the kinds issue 23 lists, a plan stepped to a state with its screened sets, and the
+share: the random instances of the kinds issue 23 lists (their degenerate rows also drawn by the property tests of
+test_certified_property.py and test_ipm_property.py), a plan stepped to a state with its screened sets, and the
 screened samples that contradict the KKT conditions of the CVXPY optimum."""
 import numpy as np
 import scipy.sparse as sp
+
+
+def duplicate_and_zero_rows(rng, X, y, k_max: int = 4) -> None:
+    """The degenerate rows of the property tests' instances (these, tests/test_certified_property.py,
+    tests/test_ipm_property.py), in place and always drawn in this order from ``rng``: with probability 0.3 the last
+    ``k`` rows (``1 <= k < k_max``) repeat the first ``k``, half the time with the opposite labels; with probability
+    0.2 a row other than the first two (which carry both labels) is zero."""
+    if rng.random() < 0.3:
+        k = int(rng.integers(1, k_max))
+        X[-k:] = X[:k]
+        if rng.random() < 0.5:
+            y[-k:] = -y[:k]
+    if rng.random() < 0.2:
+        X[int(rng.integers(2, X.shape[0]))] = 0.0
 
 
 def instance(seed: int, off_centre: bool = False, zero_weight_from: int = 0):
@@ -15,13 +30,7 @@ def instance(seed: int, off_centre: bool = False, zero_weight_from: int = 0):
         X = X + rng.uniform(-1, 1, size=d)
     y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
     y[:2] = (1.0, -1.0)
-    if rng.random() < 0.3:                                  # duplicates, with the same or the opposite label
-        k = int(rng.integers(1, 4))
-        X[-k:] = X[:k]
-        if rng.random() < 0.5:
-            y[-k:] = -y[:k]
-    if rng.random() < 0.2:                                  # zero rows
-        X[int(rng.integers(2, n))] = 0.0
+    duplicate_and_zero_rows(rng, X, y)
     if rng.random() < 0.2:                                  # rows on lattice points: margins tie at exactly 1
         X = np.round(2 * X) / 2
     X *= 10.0 ** rng.uniform(-3, 3)
@@ -51,3 +60,29 @@ def kkt_violations(X, y, ref, removed, fixed) -> tuple[np.ndarray, np.ndarray]:
     m = y * (X @ ref.w + ref.b)
     slack = 1e-6 * (1.0 + np.linalg.norm(X, axis=1) * np.linalg.norm(ref.w) + abs(ref.b))
     return removed[m[removed] < 1 - slack[removed]], fixed[m[fixed] > 1 + slack[fixed]]
+
+
+def screened_at_warm_start(problem, method: str, tol: float):
+    """``method`` started from its own answer at ``tol``: the state at init and its ``(removed, fixed)`` sets."""
+    res = problem.solve(method, tol=tol, seed=0)
+    plan = problem.compile(method)
+    state = next(plan.iterate(0, seed=0, warm_start=res))
+    return (state, *plan.screened_sets(state))
+
+
+def screened_instance(seed: int, method: str, bias: bool, max_steps: int, **kinds):
+    """The property tests' case: :func:`instance` (``kinds``: its options) as ``SoftMarginSVM(bias=bias)``, stepped
+    ``1 <= steps < max_steps`` iterations of ``method`` at a random ``tol`` (both drawn from ``seed + 1``). None where
+    the CVXPY reference is not ``optimal`` (no exact answer to compare with); otherwise ``(problem, y, weights, plan,
+    state, (removed, fixed), (bad_removed, bad_fixed))``, the last the screened samples that contradict the
+    reference's KKT conditions."""
+    import marginkit as mk
+    Xs, X, y, weights, C = instance(seed, **kinds)
+    problem = mk.SoftMarginSVM(Xs, y, C=C, bias=bias, sample_weight=weights)
+    ref = problem.reference()
+    if ref.status != "optimal":
+        return None
+    rng = np.random.default_rng(seed + 1)
+    tol = float(10.0 ** rng.uniform(-10, -1))
+    plan, state, sets = screened(problem, method, int(rng.integers(1, max_steps)), seed, tol)
+    return problem, y, weights, plan, state, sets, kkt_violations(X, y, ref, *sets)

@@ -4,6 +4,8 @@ array-api-strict is the proof that the plans call the array API only; torch (CPU
 iterates as the NumPy run to 1e-10 (``w``, ``b``, the dual blocks, the status, the iterations, the trace) for both
 stops, diagonal and dense shapes, on random ellipsoids and on the MNIST 0-vs-1 ellipsoids of Hough & Vavasis §4.1;
 the CVXPY reference (on a host copy) agrees; a step never synchronises; bad inputs are named."""
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from marginkit import EllipsoidSeparation, ProblemError
 from marginkit.core.backend import ArrayAPIBackend
 
 from array_helpers import libraries  # noqa: E402
+from esp_helpers import random_instance as esp_instance
 
 xps = pytest.importorskip("array_api_strict")
 
@@ -21,13 +24,7 @@ RUNS = [("fista", {}), ("fista", {"stop": "tol", "tol": 1e-4, "max_iter": 150}),
 RUN_IDS = ["fista-early", "fista-tol", "pdhg"]
 
 
-def random_instance(seed, gap=1.2, d=4, n_c=3, n_d=4, diagonal=False, scale=0.25):
-    rng = np.random.default_rng(seed)
-    cc = rng.normal(size=(n_c, d)) * 0.5
-    cd = rng.normal(size=(n_d, d)) * 0.5 + gap * np.eye(d)[0]
-    if diagonal:
-        return cc, rng.uniform(0, scale, (n_c, d)), cd, rng.uniform(0, scale, (n_d, d))
-    return cc, rng.normal(size=(n_c, d, d)) * scale, cd, rng.normal(size=(n_d, d, d)) * scale
+random_instance = partial(esp_instance, gap=1.2)   # the centres closer than test_fista_esp's by default
 
 
 def mnist_instance(dense: bool):

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 import marginkit as mk
 
+from screening_cases import duplicate_and_zero_rows
+
 METHODS = {False: ("dual-cd", "fista"), True: ("dual-cd-bias", "fista")}
 
 
@@ -19,13 +21,7 @@ def _instance(seed: int):
     X = rng.standard_normal((n, d))
     y = np.where(X @ rng.standard_normal(d) + 0.7 * rng.standard_normal(n) > 0, 1.0, -1.0)
     y[:2] = (1.0, -1.0)
-    if rng.random() < 0.3:                                  # duplicates (same or opposite labels)
-        k = int(rng.integers(1, 4))
-        X[-k:] = X[:k]
-        if rng.random() < 0.5:
-            y[-k:] = -y[:k]
-    if rng.random() < 0.2:                                  # zero rows
-        X[int(rng.integers(2, n))] = 0.0
+    duplicate_and_zero_rows(rng, X, y)
     if rng.random() < 0.2:                                  # points on a common hyperplane: margin ties
         X[:, 0] = np.round(X[:, 0])
     X *= 10.0 ** rng.uniform(-3, 3)

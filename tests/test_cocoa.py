@@ -11,14 +11,9 @@ import scipy.sparse as sp
 import marginkit as mk
 from marginkit.api.datasets import sklearn_digits_pair
 
-dask = pytest.importorskip("dask")
+pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
-
-
-@pytest.fixture(autouse=True)
-def threaded():
-    with dask.config.set(scheduler="threads"):
-        yield
+pytestmark = pytest.mark.usefixtures("dask_threads")   # conftest.py: dask's threaded scheduler
 
 
 def _data(seed=0, n=400, d=20, sparsity=None):

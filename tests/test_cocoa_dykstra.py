@@ -8,7 +8,7 @@ import pytest
 import marginkit as mk
 from marginkit.api.datasets import mnist_pair
 
-dask = pytest.importorskip("dask")
+pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
 METHODS = ["dykstra", "dykstra-accelerated"]
@@ -23,15 +23,10 @@ def _dask_minnorm_accepted() -> bool:
     return True
 
 
-pytestmark = pytest.mark.skipif(not _dask_minnorm_accepted(),
-                                reason="MinNormFeasibility refuses dask X (formulations/classification.py) and the "
-                                       "reduction walk stops on dask data (engine/graph.py): see the K1 report")
-
-
-@pytest.fixture(autouse=True)
-def threaded():
-    with dask.config.set(scheduler="threads"):
-        yield
+pytestmark = [pytest.mark.skipif(not _dask_minnorm_accepted(),
+                                 reason="MinNormFeasibility refuses dask X (formulations/classification.py) and the "
+                                        "reduction walk stops on dask data (engine/graph.py): see the K1 report"),
+              pytest.mark.usefixtures("dask_threads")]   # conftest.py: dask's threaded scheduler
 
 
 def _random(seed=0, n=90, d=600):

@@ -13,13 +13,8 @@ from marginkit import MarginClassifier
 from marginkit.api.datasets import sklearn_digits_pair
 
 da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
-
-
-@pytest.fixture(autouse=True)
-def _threads():
-    with dask.config.set(scheduler="threads"):
-        yield
+pytest.importorskip("dask")
+pytestmark = pytest.mark.usefixtures("dask_threads")   # conftest.py: dask's threaded scheduler
 
 
 def _digits():

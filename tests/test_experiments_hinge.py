@@ -4,9 +4,8 @@ reproduced, is reported as not holding); the orderings are also asserted here fr
 import os
 
 import numpy as np
-import pytest
 
-from experiment_helpers import load_experiment as experiment, assert_claims
+from experiment_helpers import QUICK_AND_FULL, assert_claims, load_experiment as experiment, run_experiment
 
 
 def test_apidopoulos_toy_inertial_wins_and_alpha_trades_early_for_late_speed(tmp_path, capsys):
@@ -48,11 +47,9 @@ def test_apidopoulos_kernel_noise_reproduces_the_schedule_trade_offs(tmp_path, c
         assert clean[label][1] >= clean["1/t"][1] and clean[label][0] >= 0.99 * clean["1/t"][0]
 
 
-@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
+@QUICK_AND_FULL
 def test_apidopoulos_mnist_inertial_has_the_smallest_final_margin_gap(quick, tmp_path, capsys):
-    exp = experiment("apidopoulos_mnist")
-    out = exp.main(quick=quick, outdir=str(tmp_path))
-    assert os.path.getsize(out["png"]) > 0
+    exp, out = run_experiment("apidopoulos_mnist", quick, tmp_path)
     assert_claims(exp, out, capsys.readouterr().out, full=not quick)
     assert not out["claims"]["alg2_best_test_error"]   # AP Fig. 6: stated, and reported as not reproduced
     for pair, curves in out["curves"].items():
@@ -63,11 +60,9 @@ def test_apidopoulos_mnist_inertial_has_the_smallest_final_margin_gap(quick, tmp
         assert errors["normalized GD (Nacson)"] >= max(v for k, v in errors.items() if k != "normalized GD (Nacson)")
 
 
-@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
+@QUICK_AND_FULL
 def test_molitor_toy_reproduces_the_growth_optimum_and_the_logistic_slowdown(quick, tmp_path, capsys):
-    exp = experiment("molitor_toy")
-    out = exp.main(quick=quick, outdir=str(tmp_path))
-    assert os.path.getsize(out["png"]) > 0
+    exp, out = run_experiment("molitor_toy", quick, tmp_path)
     assert_claims(exp, out, capsys.readouterr().out, full=not quick)
     assert not out["claims"]["fig4_alg1_gaps_unaffected"]   # MNW Fig. 4: stated, and reported as not reproduced
     T = out["T"]

@@ -1,12 +1,10 @@
 """Ji, Srebro & Telgarsky Figs. 2 and 3 (experiments/jst_fig2.py, experiments/jst_fig3.py) at their reduced size:
 every claim a script states holds, each checked here from the script's own numbers (the ``--quick`` run also
 asserts them), and the full-size runs behind ``slow``."""
-import os
 
 import numpy as np
-import pytest
 
-from experiment_helpers import load_experiment as experiment
+from experiment_helpers import QUICK_AND_FULL, load_experiment as experiment, run_experiment
 
 
 def assert_claims_in_docstring(exp):
@@ -16,12 +14,10 @@ def assert_claims_in_docstring(exp):
         assert f"``{key}``: {' '.join(text.split())}" in doc, key
 
 
-@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
+@QUICK_AND_FULL
 def test_fig2_exp_loss_methods_do_well_on_non_separable_mnist_and_the_batch_perceptron_suffers(quick, tmp_path,
                                                                                               capsys):
-    exp = experiment("jst_fig2")
-    out = exp.main(quick=quick, outdir=str(tmp_path))
-    assert os.path.getsize(out["png"]) > 0
+    exp, out = run_experiment("jst_fig2", quick, tmp_path)
     printed = capsys.readouterr().out
     assert all(text in printed for text in exp.CLAIMS.values())     # every claim is stated with its section
     assert_claims_in_docstring(exp)
@@ -35,11 +31,9 @@ def test_fig2_exp_loss_methods_do_well_on_non_separable_mnist_and_the_batch_perc
     assert all(c["margin"][-1] <= 0 for c in curves.values())   # nothing separates non-separable data
 
 
-@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
+@QUICK_AND_FULL
 def test_fig3_momentum_beats_the_batch_perceptron_which_beats_theorem_4_1_parameters(quick, tmp_path, capsys):
-    exp = experiment("jst_fig3")
-    out = exp.main(quick=quick, outdir=str(tmp_path))
-    assert os.path.getsize(out["png"]) > 0
+    exp, out = run_experiment("jst_fig3", quick, tmp_path)
     printed = capsys.readouterr().out
     assert all(text in printed for text in exp.CLAIMS.values())
     assert_claims_in_docstring(exp)

@@ -8,10 +8,10 @@ import pytest
 
 from marginkit.catalog import load
 
-from experiment_helpers import load_experiment as experiment, assert_claims
+from experiment_helpers import QUICK_AND_FULL, assert_claims, load_experiment as experiment
 
 
-@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "full"])
+@QUICK_AND_FULL
 @pytest.mark.parametrize("setting", ["l2", "sparse"])
 def test_accelerated_coordinate_ascent_makes_the_fewest_training_mistakes(setting, quick, tmp_path, capsys):
     rb = experiment("raj_bach")

@@ -14,14 +14,7 @@ from marginkit import EllipsoidSeparation, ProblemError
 from marginkit.operators.ellipsoids import esp_operator
 from marginkit.reference.conic import hull_distance_R4
 
-
-def random_instance(seed, gap=1.5, d=4, n_c=3, n_d=4, diagonal=False, scale=0.25):
-    rng = np.random.default_rng(seed)
-    cc = rng.normal(size=(n_c, d)) * 0.5
-    cd = rng.normal(size=(n_d, d)) * 0.5 + gap * np.eye(d)[0]
-    if diagonal:
-        return cc, rng.uniform(0, scale, (n_c, d)), cd, rng.uniform(0, scale, (n_d, d))
-    return cc, rng.normal(size=(n_c, d, d)) * scale, cd, rng.normal(size=(n_d, d, d)) * scale
+from esp_helpers import random_instance
 
 
 SEPARABLE = [EllipsoidSeparation(*random_instance(s, gap=g, diagonal=diag))

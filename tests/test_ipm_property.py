@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 import marginkit as mk
 
+from screening_cases import duplicate_and_zero_rows
+
 
 def _instance(seed: int):
     rng = np.random.default_rng(seed)
@@ -16,13 +18,7 @@ def _instance(seed: int):
     X = rng.standard_normal((n, d))
     y = np.where(X @ rng.standard_normal(d) + rng.uniform(0, 1.5) * rng.standard_normal(n) > 0, 1.0, -1.0)
     y[:2] = (1.0, -1.0)
-    if rng.random() < 0.3:                              # duplicates, some with the opposite label
-        k = int(rng.integers(1, max(2, n // 4)))
-        X[-k:] = X[:k]
-        if rng.random() < 0.5:
-            y[-k:] = -y[:k]
-    if rng.random() < 0.2:
-        X[int(rng.integers(2, n))] = 0.0                # a zero row
+    duplicate_and_zero_rows(rng, X, y, k_max=max(2, n // 4))
     X = X * 10.0 ** rng.uniform(-4, 4)
     if rng.random() < 0.4:
         X = X * 10.0 ** rng.uniform(-3, 3, size=d)      # raw columns: the conditioning ipm does not mind

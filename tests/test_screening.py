@@ -8,16 +8,13 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from screening_cases import instance, kkt_violations, screened
+from screening_cases import kkt_violations, screened, screened_at_warm_start, screened_instance
+from svm_helpers import both_engines, pushed_apart, reference_fixture
 
 import marginkit as mk
 from marginkit.plans.raj_bach import svm_coordinate
 
 numba_only = pytest.mark.skipif(not svm_coordinate.numba_available(), reason="numba is not installed")
-
-
-def _instance(seed: int):
-    return instance(seed)
 
 
 def _screened(problem, steps: int, seed: int, tol: float, **options):
@@ -28,15 +25,10 @@ _kkt_violations = kkt_violations
 
 
 def _check_one(seed: int) -> None:
-    Xs, X, y, weights, C = _instance(seed)
-    problem = mk.SoftMarginSVM(Xs, y, C=C, bias=False, sample_weight=weights)
-    ref = problem.reference()
-    if ref.status != "optimal":
+    case = screened_instance(seed, "dual-cd", False, 60)
+    if case is None:
         return                                              # no exact answer to compare with
-    rng = np.random.default_rng(seed + 1)
-    tol = float(10.0 ** rng.uniform(-10, -1))
-    _, state, (removed, fixed) = _screened(problem, int(rng.integers(1, 60)), seed, tol)
-    bad_removed, bad_fixed = _kkt_violations(X, y, ref, removed, fixed)
+    problem, y, weights, _, state, (removed, fixed), (bad_removed, bad_fixed) = case
     assert bad_removed.size == 0 and bad_fixed.size == 0, (seed, bad_removed, bad_fixed)
     assert np.all(state.a[removed] == 0.0) or state.pending != (0, 0)
     box = problem.C * (np.ones(y.size) if weights is None else weights)
@@ -57,23 +49,11 @@ def test_no_screened_sample_violates_the_kkt_conditions_over_2000_instances(seed
 
 
 def _separated(n=400, d=5, seed=0, sparse=False, noise=0.02):
-    rng = np.random.default_rng(seed)
-    u = rng.standard_normal(d)
-    u /= np.linalg.norm(u)
-    X = rng.standard_normal((n, d))
-    y = np.where(X @ u >= 0, 1.0, -1.0)
-    X += (1.0 * y)[:, None] * u
-    y[rng.random(n) < noise] *= -1
-    if sparse:
-        X = np.where(rng.random((n, d)) < 0.6, X, 0.0)
+    X, y, _, _ = pushed_apart(n, d, seed, flip=noise, density=0.6 if sparse else None)
     return (sp.csr_matrix(X) if sparse else X), y
 
 
-@pytest.fixture(scope="module", params=["dense", "sparse"])
-def separated(request):
-    X, y = _separated(sparse=request.param == "sparse")
-    problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
-    return problem, problem.reference(), X, y
+separated = reference_fixture(_separated, with_data=True, C=0.5, bias=False)   # (problem, ref, X, y)
 
 
 def test_results_with_and_without_screening_agree_with_the_reference(separated):
@@ -123,10 +103,7 @@ def test_screened_samples_leave_the_epochs_for_good_and_shrinking_never_brings_t
 def test_a_warm_start_screens_at_init():
     X, y = _separated(n=300, seed=4)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
-    res = problem.solve("dual-cd", tol=1e-6, seed=0)
-    plan = problem.compile("dual-cd")
-    state = next(plan.iterate(0, seed=0, warm_start=res))
-    removed, fixed = plan.screened_sets(state)
+    state, removed, fixed = screened_at_warm_start(problem, "dual-cd", 1e-6)
     assert removed.size + fixed.size > 0.5 * problem.n and state.pending == (removed.size, fixed.size)
 
 
@@ -135,8 +112,7 @@ def test_a_warm_start_screens_at_init():
 def test_numba_and_numpy_screen_the_same_samples_with_the_same_iterates(sparse):
     X, y = _separated(n=200, d=4, seed=5, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
-    fast = problem.solve("dual-cd", seed=7, max_iter=30, tol=0.0, compiled=True)
-    slow = problem.solve("dual-cd", seed=7, max_iter=30, tol=0.0, compiled=False)
+    fast, slow = both_engines(problem, "dual-cd", 30)
     assert fast.certificate["screened"] == slow.certificate["screened"]
     assert sum(fast.certificate["screened"].values()) > 0
     if sparse:   # the same sums in the same order

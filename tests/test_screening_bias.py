@@ -7,17 +7,14 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from screening_cases import instance, kkt_violations, screened
+from screening_cases import kkt_violations, screened, screened_at_warm_start, screened_instance
+from svm_helpers import both_engines, pushed_apart, reference_fixture
 
 import marginkit as mk
 from marginkit.plans.raj_bach import svm_bias
 
 METHOD = "dual-cd-bias"
 numba_only = pytest.mark.skipif(not svm_bias.numba_available(), reason="numba is not installed")
-
-
-def _instance(seed: int):
-    return instance(seed, off_centre=True, zero_weight_from=2)
 
 
 def _screened(problem, steps: int, seed: int, tol: float, **options):
@@ -28,15 +25,10 @@ _kkt_violations = kkt_violations
 
 
 def _check_one(seed: int) -> int:
-    Xs, X, y, weights, C = _instance(seed)
-    problem = mk.SoftMarginSVM(Xs, y, C=C, bias=True, sample_weight=weights)
-    ref = problem.reference()
-    if ref.status != "optimal":
+    case = screened_instance(seed, METHOD, True, 40, off_centre=True, zero_weight_from=2)
+    if case is None:
         return 0                                            # no exact answer to compare with
-    rng = np.random.default_rng(seed + 1)
-    tol = float(10.0 ** rng.uniform(-10, -1))
-    plan, state, (removed, fixed) = _screened(problem, int(rng.integers(1, 40)), seed, tol)
-    bad_removed, bad_fixed = _kkt_violations(X, y, ref, removed, fixed)
+    _, y, _, plan, state, (removed, fixed), (bad_removed, bad_fixed) = case
     assert bad_removed.size == 0 and bad_fixed.size == 0, (seed, bad_removed, bad_fixed)
     if state.pending == (0, 0):
         assert np.all(state.a[removed] == 0.0) and np.all(state.a[fixed] == plan.box[fixed])
@@ -63,23 +55,12 @@ def test_no_screened_sample_violates_the_kkt_conditions_over_2000_instances(seed
 
 
 def _shifted(n=400, d=5, seed=0, sparse=False, noise=0.03):
-    rng = np.random.default_rng(seed)
-    u = rng.standard_normal(d)
-    u /= np.linalg.norm(u)
-    X = rng.standard_normal((n, d))
-    y = np.where(X @ u >= 0.3, 1.0, -1.0)
-    X += (1.0 * y)[:, None] * u + 2.0                       # separated around a shifted plane: b* is far from 0
-    y[rng.random(n) < noise] *= -1
-    if sparse:
-        X = np.where(rng.random((n, d)) < 0.7, X, 0.0)
+    # separated around a shifted plane: b* is far from 0
+    X, y, _, _ = pushed_apart(n, d, seed, threshold=0.3, shift=2.0, flip=noise, density=0.7 if sparse else None)
     return (sp.csr_matrix(X) if sparse else X), y
 
 
-@pytest.fixture(scope="module", params=["dense", "sparse"])
-def shifted(request):
-    X, y = _shifted(sparse=request.param == "sparse")
-    problem = mk.SoftMarginSVM(X, y, C=0.5, bias=True)
-    return problem, problem.reference(), X, y
+shifted = reference_fixture(_shifted, with_data=True, C=0.5, bias=True)   # (problem, ref, X, y)
 
 
 def test_results_with_and_without_screening_agree_with_the_reference(shifted):
@@ -128,10 +109,7 @@ def test_screened_samples_leave_the_epochs_for_good(shifted):
 def test_a_warm_start_screens_at_init():
     X, y = _shifted(n=300, seed=4)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=True)
-    res = problem.solve(METHOD, tol=1e-7, seed=0)
-    plan = problem.compile(METHOD)
-    state = next(plan.iterate(0, seed=0, warm_start=res))
-    removed, fixed = plan.screened_sets(state)
+    state, removed, fixed = screened_at_warm_start(problem, METHOD, 1e-7)
     assert removed.size + fixed.size > 0.3 * problem.n and state.pending == (removed.size, fixed.size)
 
 
@@ -140,8 +118,7 @@ def test_a_warm_start_screens_at_init():
 def test_numba_and_numpy_screen_the_same_samples_with_the_same_iterates(sparse):
     X, y = _shifted(n=200, d=4, seed=5, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=True)
-    fast = problem.solve(METHOD, seed=7, max_iter=8, tol=0.0, compiled=True)
-    slow = problem.solve(METHOD, seed=7, max_iter=8, tol=0.0, compiled=False)
+    fast, slow = both_engines(problem, METHOD, 8)
     assert fast.certificate["screened"] == slow.certificate["screened"]
     assert sum(fast.certificate["screened"].values()) > 0
     np.testing.assert_allclose(fast.w, slow.w, rtol=1e-12, atol=1e-14)

@@ -16,6 +16,8 @@ from marginkit.engine.runloop import make_rng
 from marginkit.plans.raj_bach.coordinate_ascent import compiled_kernels
 from marginkit.plans.raj_bach.epochs import RCD
 
+from svm_helpers import both_engines, pushed_apart
+
 PLANS = ("dykstra", "dykstra-accelerated")
 numba_only = pytest.mark.skipif(compiled_kernels() is None, reason="numba is not installed")
 
@@ -105,14 +107,8 @@ def test_no_screened_constraint_is_active_over_2000_instances(seed):
 
 def _separated(n=2000, d=20, seed=0, gap=2.0, sparse=False):
     """Separable data with most points far from the margin (``gap``: how far the classes are pushed apart)."""
-    rng = np.random.default_rng(seed)
-    u = rng.standard_normal(d)
-    u /= np.linalg.norm(u)
-    X = rng.standard_normal((n, d))
-    y = np.where(X @ u >= 0, 1.0, -1.0)
-    X += (gap * y)[:, None] * u
+    X, y, u, _ = pushed_apart(n, d, seed, gap=gap, density=0.7 if sparse else None)
     if sparse:
-        X = np.where(rng.random((n, d)) < 0.7, X, 0.0)
         X[np.linalg.norm(X, axis=1) == 0.0] = 0.0
         X += (gap * y)[:, None] * u * (np.abs(X @ u) < gap)[:, None]
     return (sp.csr_matrix(X) if sparse else X), y
@@ -257,8 +253,7 @@ def test_a_warm_start_screens_at_init():
 def test_numba_and_numpy_screen_the_same_constraints_with_the_same_iterates(method, sparse):
     X, y = _separated(n=200, d=4, seed=8, sparse=sparse)
     problem = mk.MinNormFeasibility(X, y)
-    fast = problem.solve(method, seed=7, max_iter=30, tol=0.0, compiled=True)
-    slow = problem.solve(method, seed=7, max_iter=30, tol=0.0, compiled=False)
+    fast, slow = both_engines(problem, method, 30)
     assert fast.certificate["screened"] == slow.certificate["screened"]
     assert fast.certificate["screened"]["removed"] > 0
     np.testing.assert_allclose(fast.w, slow.w, rtol=1e-12, atol=0)

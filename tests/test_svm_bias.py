@@ -1,6 +1,8 @@
 """Claims of the ``dual-cd-bias`` plan (dual coordinate descent with multiplier steps on the offset, for
 ``SoftMarginSVM(bias=True)``): agreement with CVXPY, a certificate that bounds the true gap, sample weights,
 validation, scale invariance and the two backends."""
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,27 +13,15 @@ import marginkit as mk
 from marginkit import ProblemError
 from marginkit.plans.raj_bach import svm_bias
 
+from svm_helpers import labelled, reference_fixture
+
 METHOD = "dual-cd-bias"
 numba_only = pytest.mark.skipif(not svm_bias.numba_available(), reason="numba is not installed")
 
 
-def _data(n=200, d=10, seed=0, sparse=False, shift=0.8, flip=0.1):
-    """Gaussian data whose labels need an offset (``shift``), a fraction ``flip`` of them flipped."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if sparse:
-        X = np.where(rng.random((n, d)) < 0.3, X, 0.0)
-    y = np.where(X @ rng.standard_normal(d) + shift + 0.5 * rng.standard_normal(n) >= 0, 1.0, -1.0)
-    y[rng.random(n) < flip] *= -1
-    X /= np.linalg.norm(X, axis=1).max()
-    return (sp.csr_matrix(X) if sparse else X), y
-
-
-@pytest.fixture(scope="module", params=["dense", "sparse"])
-def svm(request):
-    X, y = _data(sparse=request.param == "sparse")
-    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=True)
-    return problem, problem.reference()
+# Gaussian data whose labels need an offset (shift), a fraction flip of them flipped
+_data = partial(labelled, n=200, d=10, shift=0.8, noise=0.5, flip=0.1)
+svm = reference_fixture(_data, C=1.0, bias=True)   # (problem, its CVXPY reference), dense and sparse X
 
 
 def test_dual_cd_bias_is_listed_for_linear_soft_margin_with_bias_only():

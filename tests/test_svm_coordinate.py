@@ -1,4 +1,6 @@
 """Claims of the ``dual-cd`` plan (dual coordinate descent on the soft-margin SVM dual, bias=False)."""
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -7,24 +9,13 @@ import marginkit as mk
 from marginkit import ProblemError
 from marginkit.plans.raj_bach import svm_coordinate
 
+from svm_helpers import both_engines, labelled, reference_fixture
+
 numba_only = pytest.mark.skipif(not svm_coordinate.numba_available(), reason="numba is not installed")
 
 
-def _data(n=240, d=12, seed=0, sparse=False):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if sparse:
-        X = np.where(rng.random((n, d)) < 0.3, X, 0.0)
-    y = np.where(X @ rng.standard_normal(d) + 0.7 * rng.standard_normal(n) >= 0, 1.0, -1.0)
-    X /= np.linalg.norm(X, axis=1).max()
-    return (sp.csr_matrix(X) if sparse else X), y
-
-
-@pytest.fixture(scope="module", params=["dense", "sparse"])
-def svm(request):
-    X, y = _data(sparse=request.param == "sparse")
-    problem = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
-    return problem, problem.reference()
+_data = partial(labelled, n=240, d=12)
+svm = reference_fixture(_data, C=1.0, bias=False)   # (problem, its CVXPY reference), dense and sparse X
 
 
 def test_dual_cd_is_listed_for_soft_margin_without_bias_only():
@@ -74,8 +65,7 @@ def test_budget_stop_is_user_limit_never_optimal(svm):
 def test_numba_and_numpy_engines_give_identical_iterates_for_a_seed(sparse, d):
     X, y = _data(n=120, d=d, seed=3, sparse=sparse)
     problem = mk.SoftMarginSVM(X, y, C=0.5, bias=False)
-    fast = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, compiled=True)
-    slow = problem.solve("dual-cd", seed=7, max_iter=6, tol=0.0, compiled=False)
+    fast, slow = both_engines(problem, "dual-cd", 6)
     assert fast.info["backend"] == "numba" and slow.info["backend"] == "numpy"
     if sparse:   # the same sums in the same order: bit for bit
         np.testing.assert_array_equal(fast.w, slow.w)

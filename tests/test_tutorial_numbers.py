@@ -2,7 +2,6 @@
 code cell before the text that quotes them (nbmake executes the notebooks in the default test run); this file
 checks that the committed notebooks carry those checks (they are built from ``tutorials/sources``), and the
 quoted facts about the data sets and papers that no notebook cell computes."""
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from marginkit import datasets
 
-from experiment_helpers import load_experiment
+from experiment_helpers import load_experiment, load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tutorials" / "sources"
@@ -21,10 +20,7 @@ SOURCES = ROOT / "tutorials" / "sources"
 def load(path: Path):
     if str(SOURCES) not in sys.path:
         sys.path.insert(0, str(SOURCES))   # for ``from _cells import md, code``
-    spec = importlib.util.spec_from_file_location(f"tutorial_numbers_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(path, f"tutorial_numbers_{path.stem}")
 
 
 def source_text(stem: str) -> str:

@@ -10,7 +10,7 @@ import multiprocessing as mp
 
 import numpy as np
 
-from ..measure import Outcome, SLOW_SECONDS, wall
+from ..measure import Outcome, SLOW_SECONDS, child, wall
 
 _CTX = None
 _THREADS = None  # BLAS threads of every competitor (set by the runner; None: the libraries' defaults)
@@ -49,27 +49,18 @@ def _child(conn, spec, solver, solver_options, threads):
 def run_child(spec, solver: str, cap: float, **solver_options) -> dict:
     """``problem.solve("cvxpy", solver=...)`` in a child process, killed after ``cap`` seconds of solving (the
     problem is built in the child before its clock starts)."""
-    ctx = _context()
-    recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, spec, solver, solver_options, _THREADS), daemon=True)
-    proc.start()
-    send.close()
-    try:
-        if not recv.poll(max(BUILD_SECONDS, cap)):
-            return {"capped": True, "cap": cap}
-        first = recv.recv()
-        if isinstance(first, dict):
-            return first
-        if not recv.poll(cap):
-            return {"capped": True, "cap": cap}
-        return recv.recv()
-    except EOFError:
-        return {"error": "the CVXPY child process died (out of memory?)"}
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        recv.close()
+    with child(_context(), _child, spec, solver, solver_options, _THREADS) as recv:
+        try:
+            if not recv.poll(max(BUILD_SECONDS, cap)):
+                return {"capped": True, "cap": cap}
+            first = recv.recv()
+            if isinstance(first, dict):
+                return first
+            if not recv.poll(cap):
+                return {"capped": True, "cap": cap}
+            return recv.recv()
+        except EOFError:
+            return {"error": "the CVXPY child process died (out of memory?)"}
 
 
 def payload(make_problem, solver, solver_options, ready=None) -> dict:

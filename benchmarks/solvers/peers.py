@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..measure import Outcome, repeats_for
+from ..measure import Outcome, child, repeats_for
 
 SETTINGS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8)   # each peer's tol, tightened until the gap is reached
 MAX_ITER = 100_000                                       # epochs / SMO passes (the cap stops a stalled peer first)
@@ -167,46 +167,38 @@ def run(peer: Peer, X, y, C: float, bias: bool, gap_of, gap: float, cap: float, 
         return o
     o.info["version"] = version(peer)
     ctx = mp.get_context("fork")   # the child shares X; it runs compiled code only, with the parent's thread limits
-    recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, peer, X, y, C, gap_of, gap, repeats), daemon=True)
-    proc.start()
-    send.close()
     best, spent, deadline = np.inf, 0.0, None
-    try:
-        while True:
-            wait = 120.0 if deadline is None else max(0.0, deadline - time.perf_counter())
-            if not recv.poll(wait):
-                if o.status != "reached":   # (a repeat past the cap keeps the times already taken)
-                    o.capped, o.status = True, f"stopped at its cap ({cap:.3g} s)"
-                break
-            kind, msg = recv.recv()
-            if kind == "ready":
-                deadline = time.perf_counter() + cap
-            elif kind == "fit":
-                tol, t, reached = msg
-                spent += t
-                best = min(best, reached)
-                o.info[f"tol {tol:g}"] = {"seconds": round(t, 4), "gap": reached}
-                if reached <= gap:
-                    o.times.append(t)
-                    o.accuracy, o.status = reached, "reached"
-                    o.info["tol"] = tol
-            elif kind == "again":
-                o.times.append(msg)
-            elif kind == "error":
-                o.status, o.info["error"] = "error", msg
-                break
-            else:   # done: the gap reached (and its repeats), or every setting tried
-                if o.status != "reached":
-                    o.capped, o.status = True, f"did not reach {gap:g} at its tightest tol"
-                break
-    except EOFError:
-        o.status, o.info["error"] = "error", "the peer's child process died"
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        recv.close()
+    with child(ctx, _child, peer, X, y, C, gap_of, gap, repeats) as recv:
+        try:
+            while True:
+                wait = 120.0 if deadline is None else max(0.0, deadline - time.perf_counter())
+                if not recv.poll(wait):
+                    if o.status != "reached":   # (a repeat past the cap keeps the times already taken)
+                        o.capped, o.status = True, f"stopped at its cap ({cap:.3g} s)"
+                    break
+                kind, msg = recv.recv()
+                if kind == "ready":
+                    deadline = time.perf_counter() + cap
+                elif kind == "fit":
+                    tol, t, reached = msg
+                    spent += t
+                    best = min(best, reached)
+                    o.info[f"tol {tol:g}"] = {"seconds": round(t, 4), "gap": reached}
+                    if reached <= gap:
+                        o.times.append(t)
+                        o.accuracy, o.status = reached, "reached"
+                        o.info["tol"] = tol
+                elif kind == "again":
+                    o.times.append(msg)
+                elif kind == "error":
+                    o.status, o.info["error"] = "error", msg
+                    break
+                else:   # done: the gap reached (and its repeats), or every setting tried
+                    if o.status != "reached":
+                        o.capped, o.status = True, f"did not reach {gap:g} at its tightest tol"
+                    break
+        except EOFError:
+            o.status, o.info["error"] = "error", "the peer's child process died"
     if not o.times and np.isfinite(best):
         o.accuracy = best
     if o.capped:

@@ -6,6 +6,11 @@ import argparse
 import os
 import sys
 
+from ..core.errors import ProblemError
+
+# the command line rests on the api and engine modules, never on the package facade (marginkit/__init__.py) nor on
+# the public modules beside it (marginkit.cli, .datasets, ...), which sit above it (tests/test_layers.py)
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
@@ -16,8 +21,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser():
     p = _Parser(prog="marginkit", description="Margin problems: certified references and first-order plans.",
                 epilog="`marginkit COMMAND -h` shows a command's arguments.")
-    from marginkit import __version__
-    p.add_argument("--version", action="version", version=f"marginkit {__version__}")
+    p.add_argument("--version", action="version", version=f"marginkit {_version()}")
     # `marginkit --help` gives one line per command at 80 columns: short help= texts (each description= says more)
     sub = p.add_subparsers(dest="command", parser_class=_Parser, title="commands", metavar="COMMAND")
     sub.required = True
@@ -61,6 +65,15 @@ def _parser():
     return p
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's, which ``marginkit.__version__`` repeats)."""
+    from importlib import metadata
+    try:
+        return metadata.version("marginkit")
+    except metadata.PackageNotFoundError:   # a source tree that was never installed
+        return "unknown"
+
+
 def _run_options(args):
     return {"seed": args.seed, **{k: v for k, v in (("max_iter", args.max_iter), ("tol", args.tol)) if v is not None}}
 
@@ -101,7 +114,6 @@ class _ProgressBar:
 
 def _check_output_path(path: str, flag: str) -> None:
     """``path`` can be written: not a directory, and its nearest existing parent is a writable directory."""
-    from marginkit import ProblemError
     full = os.path.abspath(path)
     if os.path.isdir(full):
         raise ProblemError(f"{flag}: {path!r} is a directory; give a file name")
@@ -112,29 +124,38 @@ def _check_output_path(path: str, flag: str) -> None:
         raise ProblemError(f"{flag}: cannot write {path!r} ({parent!r} is not a writable directory)")
 
 
+_BENCH_FROM_A_CLONE = ("the benchmark ships with the repository, not with the package: in the root of a clone of "
+                       "marginkit run `python -m benchmarks.runner` (--quick, --output FILE, --only ROWS) or "
+                       "`python -m marginkit bench`")
+
+
 def _bench_runner():
-    """``benchmarks.runner`` from the ``benchmarks/`` folder next to the package source (a clone of the
-    repository), or None when there is none (a plain ``pip install`` does not ship the benchmark)."""
+    """``benchmarks.runner`` of the clone this package is imported from, when that clone's root is on the import path
+    as it is (``python -m marginkit bench`` or ``python -m benchmarks.runner`` in the root, the test suite); None
+    otherwise: no ``benchmarks/`` folder next to the package (a ``pip install`` does not ship it), the folder not
+    importable as the package ``benchmarks``, or another package of that name first on the path. The suite is a
+    package (its modules import each other, and its CVXPY rows run in child processes that import it by name), so it
+    is imported as one, never loaded from its file, and the import path is left as it is."""
     import importlib
+    import importlib.util
     from pathlib import Path
-    import marginkit
-    root = Path(marginkit.__file__).resolve().parents[1]
-    folder = root / "benchmarks"
+    folder = Path(__file__).resolve().parents[2] / "benchmarks"
     if not all((folder / f).is_file() for f in ("__init__.py", "runner.py", "targets.py")):
         return None
-    if sys.path[:1] != [str(root)]:
-        sys.path.insert(0, str(root))
-    runner = importlib.import_module("benchmarks.runner")
-    if Path(runner.__file__).resolve().parent != folder:
-        return None  # another package called ``benchmarks`` was imported first
-    return runner
+    try:
+        spec = importlib.util.find_spec("benchmarks")
+    except (ImportError, ValueError):
+        return None
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if [Path(p).resolve() for p in places] != [folder]:
+        return None
+    return importlib.import_module("benchmarks.runner")
 
 
 def _load_weights(path):
     """The ``--weights`` array: a ``.npy`` file holding ``w``, shape ``(d,)`` or scikit-learn's ``coef_`` ``(1, d)``."""
     import zipfile
     import numpy as np
-    from marginkit import ProblemError
     if not os.path.isfile(path):
         raise ProblemError(f"--weights: no such file {path!r}")
     try:
@@ -156,8 +177,9 @@ def _print_result(res) -> None:
 
 
 def main(argv=None) -> int:
-    import marginkit
-    from marginkit import ProblemError, catalog
+    import marginkit.catalog as catalog   # problems/, installed as marginkit.catalog (beside the package's layers)
+    from ..engine.graph import methods
+    from .describe import describe
     args = _parser().parse_args(argv)
     try:
         if args.command == "list" and args.problem is not None and args.method is None:
@@ -166,14 +188,14 @@ def main(argv=None) -> int:
             where = args.problem
             if where is not None and where in catalog.names():
                 where = catalog.load(where, quick=True)
-            print(marginkit.describe(args.method, where))
+            print(describe(args.method, where))
             return 0
         if args.command == "list":
             for name in catalog.names():
                 inst = catalog.get(name)
                 print(f"{name:28s} {inst.problem:20s} {inst.description}")
                 prob = inst.build(quick=True)
-                print(f"{'':28s} methods: {', '.join(marginkit.methods(prob))}")
+                print(f"{'':28s} methods: {', '.join(methods(prob))}")
             return 0
         if args.command == "solve":
             prob = catalog.load(args.name, quick=args.quick)
@@ -184,10 +206,10 @@ def main(argv=None) -> int:
             _print_result(res)
             return 0
         if args.command == "compare":
-            methods = None
+            chosen = None
             if args.methods is not None:
-                methods = [m.strip() for m in args.methods.split(",")]
-                if not all(methods):
+                chosen = [m.strip() for m in args.methods.split(",")]
+                if not all(chosen):
                     raise ProblemError("--methods must be a comma-separated list of method names; "
                                        f"got {args.methods!r}")
             if args.plot:   # checked before the run, not after it
@@ -197,8 +219,9 @@ def main(argv=None) -> int:
             prob = catalog.load(args.name, quick=args.quick)
             opts = _run_options(args)  # each method's documented budget (its card) unless --max-iter is given
             bar = _ProgressBar()
+            from .crossval import cross_validate
             try:   # BLAS threads pinned to one for the run (cross_validate's default)
-                rep = marginkit.cross_validate(prob, methods=methods, progress=bar, **opts)
+                rep = cross_validate(prob, methods=chosen, progress=bar, **opts)
             finally:
                 bar.close()
             print(rep.table())
@@ -209,7 +232,7 @@ def main(argv=None) -> int:
                 print(f"figure written to {args.plot}")
             return 0
         if args.command == "certify":
-            from marginkit import certify
+            from .certify import certify
             w = _load_weights(args.weights)
             prob = catalog.load(args.name, quick=args.quick)
             res = certify(prob, w if args.offset is None else (w, args.offset), tol=args.tol)
@@ -222,8 +245,7 @@ def main(argv=None) -> int:
                 _check_output_path(args.output, "--output")
             bench = _bench_runner()
             if bench is None:
-                print("marginkit: error: the benchmark ships with the repository, not with the package: run "
-                      "`marginkit bench` from a clone of marginkit (its benchmarks/ folder)", file=sys.stderr)
+                print(f"marginkit: error: {_BENCH_FROM_A_CLONE}", file=sys.stderr)
                 return 2
             return bench.main(quick=args.quick, output=args.output,
                               only=args.only.split(",") if args.only else None)

@@ -159,6 +159,7 @@ def _test_error_probe(problem, Xt, yt):
 
 _NO_POINT = ("infeasible", "infeasible_inaccurate", "solver_error")   # statuses whose w is not a classifier
 _CLAIMS = ("optimal", "optimal_inaccurate")   # statuses whose certificate is a gap (infeasibility: a hull proof)
+_PROOFS = ("relative_gap", "duality_gap")   # the certificate entries that prove an optimal status
 
 
 def checked_solution(problem, sol, method: str, reference: bool = False):
@@ -196,8 +197,8 @@ def checked_solution(problem, sol, method: str, reference: bool = False):
                             "the method on problems without an offset only)")
         sol = replace(sol, b=0.0)
     if sol.status in _CLAIMS and sol.certificate and not reference:
-        bad = sorted(k for k, v in sol.certificate.items()
-                     if isinstance(v, (float, np.floating)) and np.isnan(v))
+        bad = sorted(k for k, v in sol.certificate.items()   # the gaps an optimal status rests on
+                     if k in _PROOFS and isinstance(v, (float, np.floating)) and np.isnan(v))
         if bad:
             raise PlanError(f"method {method!r} claims {sol.status!r} with NaN in its certificate ({', '.join(bad)}): "
                             "a status is only what its certificate proves; return 'user_limit' from stop() (or a "

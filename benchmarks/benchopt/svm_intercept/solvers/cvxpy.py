@@ -1,33 +1,12 @@
-from benchopt import BaseSolver, safe_import_context
-from benchopt.stopping_criterion import SingleRunCriterion
+from benchopt import safe_import_context
 
 with safe_import_context() as import_ctx:
-    import cvxpy
-    import marginkit as mk
+    from benchmark_utils.solvers import Cvxpy
+    import cvxpy  # noqa: F401  (without it benchopt reports the solver "not installed")
 
 
-class Solver(BaseSolver):
+class Solver(Cvxpy):
     """CVXPY on marginkit's formulation of the problem (``problem.solve("cvxpy", solver=...)``), each solver at its
     default accuracy; one point per run (the problem is built, compiled and solved inside the timed run)."""
 
     name = "cvxpy"
-    sampling_strategy = "run_once"
-    stopping_criterion = SingleRunCriterion()   # not the objective's iterative one
-    install_cmd = "conda"
-    requirements = ["cvxpy"]
-    parameters = {"solver": ["CLARABEL", "ECOS", "SCS"]}
-
-    def skip(self, X, y, C):
-        if self.solver not in cvxpy.installed_solvers():
-            return True, f"CVXPY's {self.solver} is not installed"
-        return False, None
-
-    def set_objective(self, X, y, C):
-        self.X, self.y, self.C = X, y, C
-
-    def run(self, _):
-        problem = mk.SoftMarginSVM(self.X, self.y, C=self.C, bias=True)
-        self.result = problem.solve("cvxpy", solver=self.solver)
-
-    def get_result(self):
-        return dict(beta=self.result.w, intercept=self.result.b)

@@ -1,13 +1,15 @@
-"""What the three benchopt benchmarks of this folder share (each one's ``benchmark_utils`` loads this file).
+"""What the three benchopt benchmarks of ``benchmarks/benchopt/`` measure with (``benchmark_utils.certified``: each
+benchmark's ``benchmark_utils`` package also reads this folder, see its ``__init__``).
 
 benchopt measures a solver's suboptimality against the best value that any run of the benchmark happened to reach.
 marginkit knows the optimum: :meth:`marginkit.SoftMarginSVM.reference` and :meth:`marginkit.MaxMargin.reference`
 solve the problem with CVXPY and certify the solution, and :func:`marginkit.certify` bounds how far any answer
 ``(w, b)`` is from it. Here:
 
-* :func:`certified_problem`: the marginkit problem of a data set, with its certified reference computed once and
-  kept for the process (memoised on a hash of the data and the parameters, so every solver, every repetition and
-  every objective instance that sees the same data shares one reference solve);
+* :func:`build`: marginkit's problem of a benchmark, named by its form (``"SoftMarginSVM"`` or ``"MaxMargin"``);
+* :func:`certified_problem`: the same, with its certified reference computed once and kept for the process
+  (memoised on a hash of the data and the parameters, so every solver, every repetition and every objective
+  instance that sees the same data shares one reference solve);
 * :func:`svm_metrics`, :func:`margin_metrics`: what each Objective reports, benchopt's ``value`` and the
   ``certified_gap`` next to it;
 * :func:`marginkit_methods`: marginkit's methods for a problem, read from its method registry;
@@ -19,21 +21,27 @@ import warnings
 
 import numpy as np
 
-# (kind, hash of data and parameters) -> marginkit problem holding its cached reference; a few data sets per run
+# (form, hash of data and parameters) -> marginkit problem holding its cached reference; a few data sets per run
 _PROBLEMS: dict = {}
 _KEEP = 16
 
 
-def certified_problem(kind: str, X, y, **params):
-    """``SoftMarginSVM(X, y, **params)`` (``kind="soft-margin"``) or ``MaxMargin(X, y, **params)``
-    (``kind="max-margin"``), its certified reference solved now (outside any timed section) and cached."""
+def build(form: str, X, y, C=None, bias: bool = False):
+    """``SoftMarginSVM(X, y, C=C, bias=bias)`` (``form="SoftMarginSVM"``; marginkit's default ``C`` when None) or
+    ``MaxMargin(X, y, bias=bias)`` (``form="MaxMargin"``, which has no ``C``)."""
+    import marginkit as mk
+    if form == "MaxMargin":
+        return mk.MaxMargin(X, y, bias=bias)
+    return mk.SoftMarginSVM(X, y, bias=bias) if C is None else mk.SoftMarginSVM(X, y, C=C, bias=bias)
+
+
+def certified_problem(form: str, X, y, C=None, bias: bool = False):
+    """:func:`build`'s problem, its certified reference solved now (outside any timed section) and cached."""
     import joblib
 
-    import marginkit as mk
-    key = (kind, joblib.hash((X, y, sorted(params.items()))))
+    key = (form, joblib.hash((X, y, C if form != "MaxMargin" else None, bool(bias))))
     if key not in _PROBLEMS:
-        cls = {"soft-margin": mk.SoftMarginSVM, "max-margin": mk.MaxMargin}[kind]
-        problem = cls(X, y, **params)
+        problem = build(form, X, y, C, bias)
         problem.reference()
         if len(_PROBLEMS) >= _KEEP:
             _PROBLEMS.pop(next(iter(_PROBLEMS)))
@@ -99,22 +107,22 @@ def equivalent_C(problem) -> float:
     return 2.0 * float(np.max(a))
 
 
-def _tiny(kind: str, bias: bool):
+def _tiny(form: str, bias: bool):
     """A four-point instance, only to ask the registry which methods apply to the benchmark's problem."""
-    import marginkit as mk
     X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
     y = np.array([1, 1, -1, -1])
-    return mk.SoftMarginSVM(X, y, bias=bias) if kind == "soft-margin" else mk.MaxMargin(X, y, bias=bias)
+    return build(form, X, y, bias=bias)
 
 
-def marginkit_methods(kind: str, bias: bool, exclude_tags=("reference",)) -> list[str]:
-    """The names ``marginkit.methods`` lists for the benchmark's problem (the registry's cards, those added by
-    ``register_method`` or a plugin, and those reached through a reduction), minus any whose card carries a tag of
-    ``exclude_tags`` (the CVXPY reference has its own benchopt solver)."""
+def marginkit_methods(form: str, *biases: bool, exclude_tags=("reference",)) -> list[str]:
+    """The names ``marginkit.methods`` lists for the benchmark's problem with each of ``biases`` (in that order, each
+    once): the registry's cards, those added by ``register_method`` or a plugin, and those reached through a
+    reduction, minus any whose card carries a tag of ``exclude_tags`` (the CVXPY reference has its own benchopt
+    solver)."""
     import marginkit as mk
     from marginkit.engine.plugins import all_cards
     excluded = {c.name for c in all_cards() if set(exclude_tags) & set(c.tags)}
-    return [m for m in mk.methods(_tiny(kind, bias)) if m not in excluded]
+    return list(dict.fromkeys(m for bias in biases for m in mk.methods(_tiny(form, bias)) if m not in excluded))
 
 
 def fit_quietly(estimator, X, y):
