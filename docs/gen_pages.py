@@ -237,7 +237,7 @@ API = {
                  "ProjectionOntoIntersection"],
     "Sets of ProjectionOntoIntersection": ["HalfSpace", "Hyperplane", "Ball", "Box"],
     "Results": ["core.result.Result", "core.result.Trace"],
-    "Methods and options": ["methods", "describe", "api.describe.MethodDescription", "api.describe.OptionDescription"],
+    "Methods and options": ["methods", "api.describe.describe", "api.describe.MethodDescription", "api.describe.OptionDescription"],
     "Certifying, comparing, paths": ["certify", "path", "api.validation.certify_validation",
                                      "api.crossval.cross_validate", "api.report.Report"],
     "scikit-learn": ["api.estimator.MarginClassifier", "api.onnx.to_onnx", "api.onnx.register_onnx_converter"],

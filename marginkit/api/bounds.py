@@ -1,19 +1,14 @@
 """Predicted against observed: each method's proven bound, evaluated with the certified constants of
 ``problem.constants()``, next to what the run achieved, measured against the certified reference.
 
-``check(problem, result, **options)`` takes the options the run was solved with (the method's parameters and
-``warm_start``; defaults when omitted: a ``Result`` does not record them) and returns a dict:
+``check(problem, result, **options)`` takes the options the run was solved with and returns a dict: the
+``theorem``, the ``quantity`` it bounds, the ``bound`` at ``result.iterations``, the ``observed`` value, the
+reference's own ``slack``, ``within`` (``observed <= bound + slack``, or None with a ``reason``), the ``kind`` of
+bound (deterministic or in expectation) and every ``checks`` evaluated (the keys in full: :func:`check`).
+``bound_columns(problem, result)`` gives the two columns ``bound`` and ``within_bound`` of a comparison table, and
+``per_record(problem, result)`` the bound and the observed value at every trace record that holds the quantity.
 
-* ``theorem`` -- paper and number; ``quantity`` -- what the theorem bounds, in the units it is measured in;
-* ``bound`` -- the bound at ``result.iterations`` (coordinate steps for Raj–Bach), ``observed`` -- that quantity
-  measured on the result against the reference, ``slack`` -- the reference's own accuracy on that quantity;
-* ``within`` -- ``observed <= bound + slack`` (a bool), or None when the theorem does not apply to this run (a
-  hypothesis fails, a constant is not exact, the method has no bound with explicit constants), with ``reason``;
-* ``kind`` -- ``"deterministic"``, or ``"expectation"`` for a bound on an expected value: ``observed`` is then one
-  realisation, which may exceed the bound (by Markov's inequality, with probability at most ``bound/observed``);
-* ``checks`` -- every bound evaluated for the method (the first is the one above).
-
-The theorems (the papers' typos resolved as stated):
+The theorems (the papers' typos are resolved in :func:`ap_linear`, :func:`ap_inertial` and :func:`rb_accelerated`):
 
 * **Ji, Srebro & Telgarsky, *Fast margin maximization via dual acceleration* (ICML 2021), Thm 3.1(1)**
   (``dual-accelerated``; exp loss, ``θ = 1``, ``w_0 = 0``, separable data), rows scaled by ``R = max||x_i||`` (or
@@ -24,29 +19,18 @@ The theorems (the papers' typos resolved as stated):
   ``||w_t − w*|| <= ||w*|| q^{t/2}`` and ``r_t <= ½||w*||² q^t``, ``q = 1/(1 + γμ)`` with μ of (A.40) from the
   exact Hoffman constant τ and a dual solution ``u*`` inside the first box (:func:`~marginkit.reference.margin.
   dual_solution`); μ is tiny (τ ~ 1e3-1e4 on small sets), so this bound is nearly flat: it is honest, not useful.
-  Resolved here: the constant of (5.4) is ``C = sqrt(||w_0||² − ||w*||² + 2⟨1, u_0 − u*⟩)`` (the proof's
-  ``sqrt(2 r_0)``; the paper prints the inner product without the 2), ``= ||w*||`` at ``u_0 = 0``; the paper's
-  hypothesis ``λ_0 <= 1/||u*||`` is used in the form its proof needs, ``λ_0||u*||_∞ <= 1`` (``u*`` is not unique).
 * **Apidopoulos et al., Thm 5.2** through its Lyapunov energy (A.63) (``diagonal-inertial``; ``α >= 3``, the same
   hypotheses): ``||w_t − w*|| <= sqrt(2E_1)/(t + α)`` with ``E_1 = α²||w*||²/2 + (α−1)²||u*||²/(2γ)``, where ``t``
-  counts the plan's updates (its ``t`` is the paper's ``t + 1``). Resolved here: the theorem's constant
-  corresponds to an energy ``E_0`` at index ``k_0 = α − 1``, which its own indexing does not define, and (A.66)
-  carries a stray factor ``2γ`` in front of ``r_0`` against (5.23); the energy ``E_1`` of the first update is the
-  rigorous start, and (A.63), ``E_{t+1} <= E_t`` for ``t >= 1``, carries it to every later ``t``.
+  counts the plan's updates (its ``t`` is the paper's ``t + 1``).
 * **Raj & Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021),
   eq. (8) corrected** (``dykstra-accelerated`` with ``output="v"``, ``α_0 = 0``; row constraints):
   ``E[ψ(θ*) − D(v_t)] <= (2n/(2n+t))² [ψ(θ*) + ½ Σ_i L_i λ*_i²]``, ``t`` coordinate steps, ``λ*`` the dual
-  solution of least ``Σ L_i λ_i²`` (an expectation bound: see ``kind``). Resolved here: eq. (8) as printed,
-  ``E[gap(α_t)] <= (4L_max/t²){(G(α*) − G(0))/L_max + ½||α*||²}``, has an n-scaling of its first term that does not
-  match the theorem it rests on (APCG of Lin, Lu & Xiao 2015, with ``μ = 0`` and ``γ_0 = 1/n``), and that theorem
-  bounds the ``v``-sequence, not ``α``; the bound above is APCG's, in RB's notation with ``λ = −α/n``.
+  solution of least ``Σ L_i λ_i²`` (an expectation bound: see ``kind``); it is the bound of APCG (Lin, Lu & Xiao
+  2015, ``μ = 0``, ``γ_0 = 1/n``) on the ``v``-sequence, in RB's notation with ``λ = −α/n``.
 * **Hough & Vavasis, *Data-dependent complexity of first-order methods for binary classification* (2025),
   Thm A.2** (ESP ``fista``, ``x_0 = 0``, normalised data): ``||v_k − v_D|| <= 2||𝒜||·||x̄||/(k+1)``
   and ``f(x_k) − f* <= 2L||x̄||²/(k+1)²`` (Beck, *First-Order Methods in Optimization*, 2017, Thm 10.34);
   **Thm 2.4**: test (28) fires by ``K = 54√2||𝒜||·||x̄||/δ_𝒜² − 1``.
-
-``bound_columns(problem, result)`` gives the two columns ``bound`` and ``within_bound`` of a comparison table, and
-``per_record(problem, result)`` the bound and the observed value at every trace record that holds the quantity.
 """
 from __future__ import annotations
 
@@ -81,20 +65,35 @@ def jst_margin_gap(t: int, n: int, R: float, gamma: float) -> float:
 
 
 def ap_linear(t: int, norm_w_star: float, q: float) -> tuple[float, float]:
-    """AP Thm 5.1 with ``u_0 = 0``: ``(||w*|| q^{t/2}, ½||w*||² q^t)``, bounds on ``||w_t − w*||`` and ``r_t``."""
+    """AP Thm 5.1 with ``u_0 = 0``: ``(||w*|| q^{t/2}, ½||w*||² q^t)``, bounds on ``||w_t − w*||`` and ``r_t``.
+
+    Resolved here: the constant of (5.4) is ``C = sqrt(||w_0||² − ||w*||² + 2⟨1, u_0 − u*⟩)`` (the proof's
+    ``sqrt(2 r_0)``; the paper prints the inner product without the 2), ``= ||w*||`` at ``u_0 = 0``; the paper's
+    hypothesis ``λ_0 <= 1/||u*||`` is used in the form its proof needs, ``λ_0||u*||_∞ <= 1`` (``u*`` is not
+    unique)."""
     return norm_w_star * q ** (0.5 * t), 0.5 * norm_w_star ** 2 * q ** t
 
 
 def ap_inertial(t: int, alpha: float, norm_w_star: float, norm_u_star: float, step: float) -> tuple[float, float]:
     """AP Thm 5.2 from ``E_1`` (``u_0 = u_1 = 0``), after ``t`` updates of the plan (the paper's index ``t + 1``):
-    ``(sqrt(2E_1)/(t + α), E_1/(t + α)²)``, bounds on ``||w − w*||`` and ``r``."""
+    ``(sqrt(2E_1)/(t + α), E_1/(t + α)²)``, bounds on ``||w − w*||`` and ``r``.
+
+    Resolved here: the theorem's constant corresponds to an energy ``E_0`` at index ``k_0 = α − 1``, which its own
+    indexing does not define, and (A.66) carries a stray factor ``2γ`` in front of ``r_0`` against (5.23); the
+    energy ``E_1`` of the first update is the rigorous start, and (A.63), ``E_{t+1} <= E_t`` for ``t >= 1``,
+    carries it to every later ``t``."""
     e1 = 0.5 * alpha ** 2 * norm_w_star ** 2 + (alpha - 1.0) ** 2 * norm_u_star ** 2 / (2.0 * step)
     k = t + alpha
     return math.sqrt(2.0 * e1) / k, e1 / k ** 2
 
 
 def rb_accelerated(t: int, n: int, gap0: float, weighted_sq: float) -> float:
-    """RB eq. (8) corrected: ``(2n/(2n+t))² (gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²)``, ``t`` coordinate steps."""
+    """RB eq. (8) corrected: ``(2n/(2n+t))² (gap(α_0) + ½ Σ L_i (λ*_i − α_0,i)²)``, ``t`` coordinate steps.
+
+    Resolved here: eq. (8) as printed, ``E[gap(α_t)] <= (4L_max/t²){(G(α*) − G(0))/L_max + ½||α*||²}``, has an
+    n-scaling of its first term that does not match the theorem it rests on (APCG of Lin, Lu & Xiao 2015, with
+    ``μ = 0`` and ``γ_0 = 1/n``), and that theorem bounds the ``v``-sequence, not ``α``; the bound here is APCG's,
+    in RB's notation with ``λ = −α/n``."""
     return (2.0 * n / (2.0 * n + t)) ** 2 * (gap0 + 0.5 * weighted_sq)
 
 
@@ -408,10 +407,20 @@ def hv_records(run: _Run, c: dict, it: np.ndarray, tr) -> tuple | str:
 # the public functions ----------------------------------------------------------------------------------------------
 def check(problem, result, **options) -> dict:
     """The proven bound of ``result.method`` at ``result.iterations``, evaluated with ``problem.constants()``,
-    next to the achieved value (see the module docstring for the keys). ``options``: the method's options the
-    run used (e.g. ``lambda0=``, ``alpha=``, ``warm_start=``); omitted ones are the method's defaults. Bad input
-    (not a ``Result``, a method that does not apply to the problem, options the method rejects) is a
-    ``ProblemError``."""
+    next to the achieved value. ``options``: the method's options the run used (the method's parameters and
+    ``warm_start``, e.g. ``lambda0=``, ``alpha=``); omitted ones are the method's defaults (a ``Result`` does not
+    record them). Bad input (not a ``Result``, a method that does not apply to the problem, options the method
+    rejects) is a ``ProblemError``. The dict returned:
+
+    * ``theorem`` -- paper and number; ``quantity`` -- what the theorem bounds, in the units it is measured in;
+    * ``bound`` -- the bound at ``result.iterations`` (coordinate steps for Raj–Bach), ``observed`` -- that quantity
+      measured on the result against the reference, ``slack`` -- the reference's own accuracy on that quantity;
+    * ``within`` -- ``observed <= bound + slack`` (a bool), or None when the theorem does not apply to this run (a
+      hypothesis fails, a constant is not exact, the method has no bound with explicit constants), with ``reason``;
+    * ``kind`` -- ``"deterministic"``, or ``"expectation"`` for a bound on an expected value: ``observed`` is then
+      one realisation, which may exceed the bound (by Markov's inequality, with probability at most
+      ``bound/observed``);
+    * ``checks`` -- every bound evaluated for the method (the first is the one above)."""
     if not isinstance(result, Result):
         raise ProblemError(f"result must be a marginkit Result; got {type(result).__name__}")
     if not isinstance(problem, Problem):

@@ -35,9 +35,7 @@ PROBLEMS = ("max-margin", "soft-margin", "perturbed-dual")
 SUPPORT_TOL = 1e-6
 
 
-#: the tags of the methods that ``solve("auto")`` runs after a probe of another (the interior-point method after a
-#: coordinate probe, smo before the model's other choice): where ``method=None`` picks one, the estimator runs auto
-PROBED = frozenset({"interior-point", "pairwise"})
+PROBED = frozenset({"interior-point", "pairwise"})   # card tags of the defaults auto reaches after a probe
 
 class MarginClassifier(ClassifierMixin, BaseEstimator):
     """Linear (or kernel) margin classifier solved by any marginkit method; binary, or one-vs-rest.
@@ -49,16 +47,11 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         :class:`~marginkit.MaxMargin` (hard margin; the training data must be separable) or
         :class:`~marginkit.PerturbedSVMDual` (Hough–Vavasis; linear, always with an offset).
     method : str, default=None
-        Any name in ``marginkit.methods(problem)``. None picks a fast certified method of the problem actually built
-        (:func:`marginkit.api.path.default_method`): soft margin ``"dual-cd-bias"`` with an offset (``"fista"`` where it
-        is not listed, e.g. with a kernel), ``"dual-cd"`` without; max margin ``"dykstra-accelerated"`` without an
-        offset (``"dual-accelerated"`` with a kernel) and ``"cvxpy"`` with one (no fast certified method has an
-        offset); perturbed dual ``"fista"``. A method that does not handle sample weights is never picked for a
-        weighted fit: then ``"cvxpy"`` solves it. Where the cost model picks ``"ipm"`` for a linear soft margin (raw,
-        badly scaled features), a fit without a warm start runs ``solve("auto")``, whose probe keeps the coordinate
-        method where it certifies first (:mod:`marginkit.engine.choice`); where it picks ``"smo"`` (an offset, a few
-        thousand samples at most, small ``C·max||x_i||²``), ``smo`` runs as a probe before the model's other choice;
-        ``result_.method`` names the method run.
+        Any name in ``marginkit.methods(problem)``. None picks ``solve("auto")``'s fast certified method for the
+        problem actually built (:func:`marginkit.api.path.default_method`; a method that does not handle sample
+        weights is never picked for a weighted fit); where the model runs a probe first (``"ipm"`` after a coordinate
+        probe, ``"smo"`` before the model's other choice), a fit without a warm start runs ``solve("auto")`` itself
+        (:mod:`marginkit.engine.choice`). ``result_.method`` names the method run.
     C : float, default=1.0
         Hinge penalty of the soft-margin problem; for ``"perturbed-dual"`` it is the problem's penalty ``gamma``
         (unless ``gamma=`` is given). Not used by ``"max-margin"``.

@@ -9,14 +9,12 @@ status is what the method's own certificate proves at ``tol`` (CONTRACT: Statuse
 **The warm start.** The dual of the soft-margin problem is ``max 1ᵀa − ½||Σ a_i y_i x_i||²`` over ``0 <= a_i <= C_i``
 (and ``yᵀa = 0`` with a bias), ``C_i = C·s_i``. Going up the grid, the previous multipliers ``a`` are feasible as they
 are (the box grows, ``yᵀa = 0`` holds). The coordinate methods (cards tagged :data:`RESCALED`) start instead from
-``a·C/C_prev``,
-also in the new box and on ``yᵀa = 0``: the multipliers at their bound (the margin errors, most of them at small
-``C``) stay at their bound, as they do along the exact path while the set of margin errors does not change, and the
-coordinate sweeps then only move the free ones. Measured on standardised breast cancer (569 x 30, tol 1e-6, seed 0):
-``dual-cd-bias`` over 20 values of C in [1e-3, 1e2] needs 34,272 epochs rescaled against 41,629 unscaled; ``fista``
-over [1e-3, 1] 41,432 iterations rescaled against 32,538 unscaled, so FISTA keeps the previous result as is. The
-offset ``b`` is kept as the initial multiplier of ``yᵀa = 0`` (``dual-cd-bias``); ``w`` is rescaled with ``a`` (``w =
-Σ a_i y_i x_i``). The CVXPY reference (``method="cvxpy"``) solves every point from scratch.
+``a·C/C_prev``, also in the new box and on ``yᵀa = 0``: the multipliers at their bound (the margin errors, most of
+them at small ``C``) stay at their bound, as they do along the exact path while the set of margin errors does not
+change, and the coordinate sweeps then only move the free ones. ``fista`` keeps the previous result as is: rescaling
+saves ``dual-cd-bias`` epochs but costs FISTA iterations (the counts: benchmarks/README.md, "Warm starts along a
+path"). The offset ``b`` is kept as the initial multiplier of ``yᵀa = 0`` (``dual-cd-bias``); ``w`` is rescaled with
+``a`` (``w = Σ a_i y_i x_i``). The CVXPY reference (``method="cvxpy"``) solves every point from scratch.
 
 **Sequential screening** (methods tagged :data:`SCREENED`: ``dual-cd``, unless ``screening=False``): before each new
 ``C' = ρC`` the previous point ``(w, a)`` proves samples at their bound for ``C'`` (:func:`sequential_screen`), which

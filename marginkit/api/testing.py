@@ -4,41 +4,20 @@
 ``tests/test_contract.py`` holds every plan of the registry to, and raises :class:`PlanContractError` (an
 ``AssertionError``) on the first one it breaks. Its message says which obligation failed, what was observed (what
 came back, or the exception) and what to change, and why the obligation matters. The obligations, in the order they
-are checked (:data:`OBLIGATIONS`):
+are checked (:data:`OBLIGATIONS`; each one in full: :func:`check_plan`), are of five kinds:
 
-1. ``declared-constraints`` -- every field of ``Config`` declares its accepted values in ``Config.constraints``, as
-   a list of well-formed constraints;
-2. ``declared-defaults`` -- every field's default is accepted by its own declaration;
-3. ``frozen-config`` -- ``plan.config`` is a frozen dataclass whose fields read as attributes of the plan;
-4. ``bad-values-rejected`` -- a value outside a declaration is a ``ProblemError`` naming the option, at compile;
-5. ``unknown-option`` -- an option the plan does not have is a ``ProblemError``;
-6. ``frozen-plan`` -- the compiled plan cannot be written to;
-7. ``hook-init`` -- ``init(rng, None, budget)``, called directly, returns a finite state;
-8. ``hook-step`` -- ``step(state)`` returns a state of the same structure (type, fields, ranks of its arrays);
-9. ``hook-measure`` -- ``measure(state)`` returns a dict of metric names to numbers, none NaN;
-10. ``hook-stop`` -- ``stop(state, budget)`` returns None or a status its certificate proves (``"user_limit"`` is the
-    loop's);
-11. ``hook-snapshot`` -- ``snapshot(state)`` returns None or a 1-D array;
-12. ``hook-solution`` -- ``solution(state, status)`` returns a ``Solution`` whose ``w`` is None or 1-D of the width of
-    the form the plan runs on (``dual_coef``: of its number of samples) and whose certificate holds numbers, finite
-    where ``stop`` proved the status;
-13. ``loop-never-writes`` -- ``run()`` and ``iterate()`` leave every attribute of the plan as it was;
-14. ``iterate-equals-run`` -- ``iterate(k, seed)`` and ``run(max_iter=k, seed)`` go through the same iterates and end
-    on the same solution, bit for bit;
-15. ``warm-start`` -- a previous ``Result`` is accepted as ``warm_start``;
-16. ``finite-and-untouched`` -- over the plan's whole default budget (``tol=0``; at most 20,000 iterations or 5 s),
-    and on every variant of the problem the card admits: no NaN or inf in the answer, no ``solver_error``, the
-    user's arrays unchanged;
-17. ``time-limit`` -- ``solve(time_limit=0.2)`` returns within the limit, 20 % and 0.5 s, ``setup`` and ``init``
-    included;
-18. ``optimal-is-certified`` -- ``optimal`` only when the CVXPY reference confirms the certified gap (``tol`` is
-    relative: the Statuses table of the contract), on the problem and on every variant small enough for CVXPY; a
-    margin or objective better than the certified optimum by more than rounding is a contradiction (the plan solved
-    another problem);
-19. ``trace-invariance`` -- ``trace=None``, ``trace=1`` and ``trace="geometric"`` give the same iterations, the same
-    status and the same final iterate, bit for bit (observation never changes the answer);
-20. ``resume`` -- a run interrupted (``KeyboardInterrupt``) with ``checkpoint=PATH`` and continued with
-    ``resume=PATH`` ends as the uninterrupted run: the same iterations, status, final iterate and trace iterations.
+* the options: every ``Config`` field declares its accepted values and its default is one of them, the config and
+  the compiled plan are frozen, a bad value or an unknown option is a ``ProblemError`` (``declared-constraints``,
+  ``declared-defaults``, ``frozen-config``, ``bad-values-rejected``, ``unknown-option``, ``frozen-plan``);
+* the hooks, each called directly: ``init``, ``step``, ``measure``, ``stop``, ``snapshot`` and ``solution`` return
+  what the run loop expects (``hook-init`` ... ``hook-solution``);
+* the loop: ``run()`` and ``iterate()`` never write to the plan and go through the same iterates bit for bit, a
+  previous ``Result`` is accepted as ``warm_start`` (``loop-never-writes``, ``iterate-equals-run``, ``warm-start``);
+* the answers: finite and the user's arrays untouched over the whole default budget, the ``time_limit`` kept, and
+  ``optimal`` only where the CVXPY reference confirms the certified gap (``finite-and-untouched``, ``time-limit``,
+  ``optimal-is-certified``);
+* observation and interruption change nothing: the same run under every ``trace``, and a run resumed from its
+  checkpoint ends as the uninterrupted one (``trace-invariance``, ``resume``).
 
 The hook obligations (:mod:`.plan_hooks`) call each hook on a compiled plan before anything runs it, so that a hook
 that raises or returns the wrong thing is reported under its own name. The variants (:mod:`.plan_variants`) are the
@@ -377,7 +356,44 @@ def check_plan(PlanClass, problem, method: str | None = None, *, card=None, arra
     under a temporary name with a card that admits what ``problem`` uses and NumPy/SciPy data. ``arrays``: the user's
     arrays that no run may modify (default: the problem's own). ``skip``: names of obligations not to check (for
     example ``"optimal-is-certified"``, which solves the CVXPY reference, on a problem too large for it).
-    A wrong argument is a ``ProblemError``."""
+    A wrong argument is a ``ProblemError``.
+
+    The obligations, in the order they are checked (:data:`OBLIGATIONS`):
+
+    1. ``declared-constraints`` -- every field of ``Config`` declares its accepted values in ``Config.constraints``,
+       as a list of well-formed constraints;
+    2. ``declared-defaults`` -- every field's default is accepted by its own declaration;
+    3. ``frozen-config`` -- ``plan.config`` is a frozen dataclass whose fields read as attributes of the plan;
+    4. ``bad-values-rejected`` -- a value outside a declaration is a ``ProblemError`` naming the option, at compile;
+    5. ``unknown-option`` -- an option the plan does not have is a ``ProblemError``;
+    6. ``frozen-plan`` -- the compiled plan cannot be written to;
+    7. ``hook-init`` -- ``init(rng, None, budget)``, called directly, returns a finite state;
+    8. ``hook-step`` -- ``step(state)`` returns a state of the same structure (type, fields, ranks of its arrays);
+    9. ``hook-measure`` -- ``measure(state)`` returns a dict of metric names to numbers, none NaN;
+    10. ``hook-stop`` -- ``stop(state, budget)`` returns None or a status its certificate proves (``"user_limit"`` is
+        the loop's);
+    11. ``hook-snapshot`` -- ``snapshot(state)`` returns None or a 1-D array;
+    12. ``hook-solution`` -- ``solution(state, status)`` returns a ``Solution`` whose ``w`` is None or 1-D of the
+        width of the form the plan runs on (``dual_coef``: of its number of samples) and whose certificate holds
+        numbers, finite where ``stop`` proved the status;
+    13. ``loop-never-writes`` -- ``run()`` and ``iterate()`` leave every attribute of the plan as it was;
+    14. ``iterate-equals-run`` -- ``iterate(k, seed)`` and ``run(max_iter=k, seed)`` go through the same iterates and
+        end on the same solution, bit for bit;
+    15. ``warm-start`` -- a previous ``Result`` is accepted as ``warm_start``;
+    16. ``finite-and-untouched`` -- over the plan's whole default budget (``tol=0``; at most 20,000 iterations or
+        5 s), and on every variant of the problem the card admits: no NaN or inf in the answer, no
+        ``solver_error``, the user's arrays unchanged;
+    17. ``time-limit`` -- ``solve(time_limit=0.2)`` returns within the limit, 20 % and 0.5 s, ``setup`` and ``init``
+        included;
+    18. ``optimal-is-certified`` -- ``optimal`` only when the CVXPY reference confirms the certified gap (``tol`` is
+        relative: the Statuses table of the contract), on the problem and on every variant small enough for CVXPY;
+        a margin or objective better than the certified optimum by more than rounding is a contradiction (the plan
+        solved another problem);
+    19. ``trace-invariance`` -- ``trace=None``, ``trace=1`` and ``trace="geometric"`` give the same iterations, the
+        same status and the same final iterate, bit for bit (observation never changes the answer);
+    20. ``resume`` -- a run interrupted (``KeyboardInterrupt``) with ``checkpoint=PATH`` and continued with
+        ``resume=PATH`` ends as the uninterrupted run: the same iterations, status, final iterate and trace
+        iterations."""
     if isinstance(skip, str) or not all(isinstance(n, str) for n in skip):
         raise ProblemError(f"skip must be a list of obligation names; got {skip!r}")
     for name in skip:

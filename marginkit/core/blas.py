@@ -4,11 +4,9 @@ The pip wheels of NumPy and SciPy each carry their own OpenBLAS (``numpy.libs/li
 ``scipy.libs/libscipy_openblas…``), each with a pool of as many threads as cores. After a call, an OpenBLAS worker
 keeps spinning for a while before it sleeps. ``ipm`` alternates the two libraries at every iteration: NumPy's for its
 length-n products (``X v``, ``Xᵀ u``, dot products), SciPy's for the ``d × d`` Gram product (``dsyrk``) and the
-Cholesky factorisation. The spinning workers of one pool then take the cores the other pool's threads need. Measured
-on 2 cores with both pools at their default of 2 threads (2026-11-28, to a certified 1e-6): 20,000 × 300 dense
-1.93 s, 20,000 × 1,000 CSR 1.42 s, 100,000 × 50 dense 1.44 s. With NumPy's pool held to one thread and SciPy's left at
-two: 0.71 s, 0.52 s and 0.55 s; with both at one thread: 1.05 s, 0.61 s, 0.57 s. NumPy's calls here read memory at
-its bandwidth, so one thread loses nothing; SciPy's ``dsyrk`` is where the flops are.
+Cholesky factorisation. The spinning workers of one pool then take the cores the other pool's threads need. NumPy's
+calls here read memory at its bandwidth, so one thread loses nothing; SciPy's ``dsyrk`` is where the flops are
+(the timings with each pool at one or two threads: benchmarks/README.md, "BLAS thread pools during ``ipm``").
 
 :func:`one_numpy_pool` holds NumPy's pool to one thread for the duration of a run when it is a library of its own
 (two BLAS libraries loaded, one of them under NumPy's directory), and does nothing where NumPy and SciPy share one

@@ -8,42 +8,32 @@ primal value, dual value, duality gap, maximum constraint violation and the rela
 **A reference that cannot break.**
 
 * *Internal scaling.* The solver never sees the user's raw numbers: each subclass's :meth:`~CvxpyReference.scaling`
-  picks powers of two (so that dividing by them is exact in floating point) that bring the data to unit size
-  (data already within a factor 16 of unit size are left as they are, :func:`banded`), the
-  model is solved on the scaled data, and :meth:`~CvxpyReference.extract` maps the primal and dual solution back to
-  the user's coordinates (the maps are derived in each subclass's docstring). The certificate is then computed on
-  the user's data. ``compile("cvxpy")`` still returns the model in the user's coordinates.
+  picks powers of two (dividing by them is exact in floating point) that bring the data to unit size (data within a
+  factor 16 of it are left as they are, :func:`banded`), the model is solved on the scaled data, and
+  :meth:`~CvxpyReference.extract` maps the primal and dual solution back to the user's coordinates (the maps are
+  derived in each subclass's docstring), where the certificate is computed. ``compile("cvxpy")`` still returns the
+  model in the user's coordinates.
 * *A relative certificate.* ``optimal`` is kept only when ``relative_gap <= CERTIFY_TOL`` (the duality gap over the
   larger of ``|primal|``, ``|dual|`` (and the form's ``gap_scale`` when its data have a fixed normalisation), or
   the margin gap ``(γ̄ − γ)/γ̄`` for hard-margin problems) and the violation is at most ``CERTIFY_TOL`` times the
   constraints' own scale: the same rule at every scale of the data.
-* *Fall back across solvers.* Without a named solver the attempts are Clarabel (tight settings, and its defaults if
-  the tight ones raise), ECOS, SCS, then the other installed solvers that may suit the problem class
-  (:data:`SOLVER_ORDER`); the first certified answer (a certified optimum, or infeasibility certified by marginkit)
-  ends the search, otherwise the best point is kept. ``certificate["solver"]`` names the solver whose answer is
-  reported, ``info["attempts"]`` lists every attempt. A named solver is the only one used.
-* *A time limit kept.* ``time_limit=`` (seconds, wall clock) is the budget of the whole reference, not of one solver:
-  each attempt gets what is left, under the solver's own keyword (Clarabel ``time_limit``, SCS ``time_limit_secs``,
-  OSQP ``time_limit``; :data:`TIME_LIMIT_KEYWORDS`; a solver reads its clock between its own iterations, so it may
-  end one late), and the fallback stops once the budget is spent. A solver
-  that cannot be given a limit (ECOS has no such option, nor have several others) is skipped under a limit when it
-  is a fallback, and ``time_limit`` with it as the named solver is a :class:`~marginkit.ProblemError`. The
-  certificate marginkit computes afterwards (and a hull-distance proof of infeasibility) is not limited.
-* *The run options honoured.* ``max_iter`` is every attempt's iteration limit under the solver's own keyword
-  (Clarabel and OSQP ``max_iter``, ECOS and SCS ``max_iters``; :data:`~.solvers.ITERATION_KEYWORDS`), and an
-  attempt that stops on it ends the search: status ``user_limit`` unless marginkit's certificate proves ``tol``.
-  ``tol`` is the relative accuracy the certificate must prove for ``optimal`` (``CERTIFY_TOL`` without it), and
-  the solvers' stopping tolerances are set to a tenth of it (:func:`~.solvers.budget_options`; ``tol=0``: at the
-  rounding level, so a solver runs until its iteration limit or until it can make no progress, and ``optimal``
-  needs a gap of exactly 0). A solver without those settings is skipped as a fallback when they are given, and
-  is a :class:`~marginkit.ProblemError` as the named solver. ``seed`` is accepted (every solver here is
-  deterministic: any seed gives the same answer); the other run options of the first-order methods (``callback``,
-  ``trace``, ``checkpoint``, ...) are a :class:`~marginkit.ProblemError` naming them, as is a ``warm_start`` that
-  is not CVXPY's own ``True``/``False``.
+* *Fall back across solvers.* Without a named solver the attempts are Clarabel (tight settings, then its defaults if
+  they raise), ECOS, SCS, then the other installed solvers that may suit the problem class (:data:`SOLVER_ORDER`);
+  the first certified answer (a certified optimum, or infeasibility certified by marginkit) ends the search, else
+  the best point is kept. ``certificate["solver"]`` names the solver reported, ``info["attempts"]`` lists every
+  attempt. A named solver is the only one used.
+* *A time limit kept.* ``time_limit=`` (seconds, wall clock) is the budget of the whole reference: each attempt gets
+  what is left, under the solver's keyword (Clarabel ``time_limit``, SCS ``time_limit_secs``, OSQP ``time_limit``:
+  :data:`TIME_LIMIT_KEYWORDS`; a solver reads its clock between its iterations, so it may end one late), and the
+  fallback stops once it is spent. A solver that takes no limit (ECOS, several others) is skipped under one as a
+  fallback, a :class:`~marginkit.ProblemError` as the named solver. Marginkit's certificate afterwards (and a
+  hull-distance proof of infeasibility) is not limited.
+* *The run options honoured* (in full: :meth:`~CvxpyReference.budgeted`): ``max_iter`` and ``tol`` reach every
+  attempt under the solver's own keywords, ``seed`` is accepted, the first-order methods' other ones are refused.
 * *Never an exception.* A solver that raises, stops without a point, or returns non-finite values gives status
   ``solver_error`` (``user_limit`` when it stopped on an iteration or time limit), ``w = None`` and
-  ``info["message"]`` with the reason. Unknown options and solvers are a :class:`~marginkit.ProblemError` when the
-  reference is made (options are checked against the chosen solver's keywords, :func:`.solvers.accepted_options`).
+  ``info["message"]`` with the reason. Unknown options and solvers are a ``ProblemError`` when the reference is
+  made (options are checked against the chosen solver's keywords, :func:`.solvers.accepted_options`).
 """
 from __future__ import annotations
 
@@ -262,7 +252,16 @@ class CvxpyReference:
         return out
 
     def budgeted(self, solver: str) -> dict:
-        """``solver``'s settings for the run's ``max_iter`` and ``tol`` (module docstring)."""
+        """``solver``'s settings for the run's ``max_iter`` and ``tol``. ``max_iter`` is every attempt's iteration limit
+        under the solver's keyword (Clarabel and OSQP ``max_iter``, ECOS and SCS ``max_iters``:
+        :data:`~.solvers.ITERATION_KEYWORDS`); an attempt that stops on it ends the search, ``user_limit`` unless the
+        certificate proves ``tol``. ``tol`` is the relative accuracy ``optimal`` needs (``CERTIFY_TOL`` without it);
+        the solvers' stopping tolerances are a tenth of it (:func:`~.solvers.budget_options`; ``tol=0``: the rounding
+        level, so a solver runs until its iteration limit or no progress, and ``optimal`` needs a gap of exactly 0).
+        A solver without those settings is skipped as a fallback when they are given, a ``ProblemError`` as the named
+        solver. ``seed`` is accepted (every solver here is deterministic: any seed gives the same answer); the other
+        run options of the first-order methods (``callback``, ``trace``, ``checkpoint``, ...) are a ``ProblemError``
+        naming them, as is a ``warm_start`` other than CVXPY's own ``True``/``False``."""
         return budget_options(solver, self.max_iter, self.tol)
 
     def _limited(self, prob, solver: str, opts: dict, deadline: float | None, quiet: bool = True) -> dict | None:

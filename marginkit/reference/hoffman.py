@@ -10,39 +10,23 @@ Hoffman constants for systems of linear constraints*, Math. Program. 187 (2021) 
 **1. The separability system** ``{w : Zw >= b}``, distances in ``||·||_2`` and residuals ``(b − Zw)_+`` in
 ``||·||_∞`` (the norm in which the margin is measured): its Hoffman constant -- the least ``H`` with
 ``dist(w, {Zw >= b}) <= H·||(b − Zw)_+||_∞`` for every ``w`` and every ``b`` for which the set is non-empty -- is
-``||w*|| = 1/γ*`` when the data are strictly separable (``w*`` the hard-margin solution, ``Zw* >= 1``). *Proof.*
-Upper bound: with ``ρ = ||(b − Zw)_+||_∞``, ``Z(w + ρw*) >= Zw + ρ1 >= b``, so ``w + ρw*`` is feasible at distance
-``ρ||w*||``. Lower bound: ``b = 1``, ``w = 0`` have ``ρ = 1`` and ``dist(0, {Zw >= 1}) = ||w*||``. ∎
-This is PVZ's characterisation ``H = max_{J ∈ S} 1/min{||Z_Jᵀv|| : v >= 0, Σv = 1}`` over the index sets ``J`` with
-``Z_J w > 0`` solvable (the ℓ1 ball being the dual of the ℓ∞ residual norm), whose largest member is all of
-``[n]``. **Where the claim fails:** with Euclidean residuals the constant is
-``1/min{||Zᵀv|| : v >= 0, ||v||_2 = 1} <= ||w*||``, strictly smaller in general (e.g. a repeated support vector); and
-for data that are not strictly separable it is ``max_J ||w*(J)||`` over the strictly separable subsets ``J``
-(computed here by enumeration for ``n <= SEPARABILITY_MAX_N``, else ``None`` with the reason).
+``||w*|| = 1/γ*`` when the data are strictly separable (``w*`` the hard-margin solution, ``Zw* >= 1``; the proof,
+and PVZ's characterisation it agrees with: :func:`separability_hoffman`). For data that are not strictly separable
+it is ``max_J ||w*(J)||`` over the strictly separable subsets ``J`` (enumerated for ``n <= SEPARABILITY_MAX_N``,
+else ``None`` with the reason); with Euclidean residuals it would be smaller in general.
 
 **2. The dual system of Apidopoulos et al.** (A.31): the minimisers of every ``D_t`` are
 ``{u : Eu = ē, −1/λ_t <= u <= 0}`` with ``E = [Zᵀ; 1ᵀ]`` ((d+1) × n). (5.3) gives its Hoffman constant as
 ``τ = sup{||(u, v)|| : ||Aᵀu + Eᵀv|| = 1, u >= 0, the rows of A, E at the non-zeros of (u, v) linearly independent}``
-with ``A = [I; −I]``. Because ``e_i`` and ``−e_i`` are never both in an independent set, the signs of ``u`` are free,
-and the supremum over an independent row set ``B`` is ``1/σ_min(B)`` (attained at the left singular vector); since
-removing rows can only raise ``σ_min`` (the minimum is taken over fewer multipliers), it suffices to take the
-**bases** ``B = [e_I; E_K]`` of ``R^n``: ``τ = max_B ||B⁻¹||_2`` [the "independent subsets" of PVZ §4].
-``B`` is a basis iff the square block ``T = E[K, J]`` (``J`` the complement of ``I``, ``|J| = |K| = k``) is
-invertible, and then ``B⁻¹r = (r_I, T⁻¹(r_K − E[K, I] r_I))``, so ``||B⁻¹||`` is the largest singular value of the
-``2k × 2k`` matrix ``[[I, 0], [−T⁻¹L, T⁻¹]]`` with ``LLᵀ = E[K, I]E[K, I]ᵀ = E_K E_Kᵀ − TTᵀ`` (or ``||T⁻¹||`` when
-``k = n``). The enumeration visits ``Σ_k C(d+1, k)·C(n, k)`` blocks, polynomial in ``n`` for fixed ``d``; it is
-done when that count is at most ``max_bases`` (the result says so, ``exact: True``, with the witness ``(u, v)``
-of (5.3) that attains ``τ``). Beyond it the value is ``None`` (no upper bound cheaper than the enumeration is known
-to us), with a certified **lower** bound from sampled bases. A block is singular when
-``σ_min(T) <= max(n, d+1)·ε·||E||`` (NumPy's rank rule): τ is discontinuous at singular blocks, and the reported
-``smallest_pivot`` says how close the maximising basis is to one.
+with ``A = [I; −I]``; it is ``τ = max_B ||B⁻¹||_2`` over the bases ``B = [e_I; E_K]`` of ``R^n`` [the "independent
+subsets" of PVZ §4], found by enumerating the square blocks ``T = E[K, J]`` (``Σ_k C(d+1, k)·C(n, k)`` of them,
+polynomial in ``n`` for fixed ``d``) up to ``max_bases`` (``exact: True``, with the witness ``(u, v)`` of (5.3)),
+beyond it ``None`` with a certified **lower** bound from sampled bases (the derivation: :func:`dual_hoffman`).
 
 **3. The Łojasiewicz constant** (Lemma 5.4, (5.2) as derived in (A.40)):
 ``μ = 1/(8τ²(9M + 6√(2M)·R·||Z|| + 2R²||Z||² + 2))`` with ``M = r_0 = D_0(u_0) − D∞(u*)`` and
 ``R = ||u_0|| + 2||u*||``; for the plans' start ``u_0 = 0``, ``M = ½||w*||²`` and ``R = 2||u*||`` with ``u*`` the
-least-norm dual solution. **Typo in AP (5.2), resolved here:** the square root printed in (5.2) holds
-``||Zᵀu_0||² − ||Zᵀu*||² + ⟨1, u_0 − u*⟩``, which is 0 at ``u_0 = 0`` (``1ᵀa* = ||w*||²``), while the proof's
-(A.39)-(A.40) has ``M = D_0(u_0) − D∞(u*)``: the derived (A.40) is the one used here. Theorem 5.1's rate with
+least-norm dual solution (AP's (5.2) has a typo, resolved in :func:`lojasiewicz_mu`). Theorem 5.1's rate with
 step ``γ`` is ``q = 1/(1 + γμ)`` per iteration (``r_t <= r_0 q^t``).
 """
 from __future__ import annotations
@@ -90,7 +74,18 @@ def separability_hoffman(Z: np.ndarray, norm_w_star: float | None, separable: bo
     """The Hoffman constant of ``{w : Zw >= b}`` (ℓ2 distances, ℓ∞ residuals): ``||w*||`` when separable (module
     docstring, §1); otherwise ``max_J 1/dist(0, conv{z_j : j ∈ J})`` over the strictly separable subsets ``J``
     (PVZ), enumerated for ``n <= SEPARABILITY_MAX_N``: a subset is taken as separable when its hull distance exceeds
-    ``tol·max||z_i||``. Returns ``{"value", "exact", "method", "reason"?}``."""
+    ``tol·max||z_i||``. Returns ``{"value", "exact", "method", "reason"?}``.
+
+    *Proof* that the constant is ``||w*|| = 1/γ*`` for strictly separable data (distances in ``||·||_2``, residuals
+    ``(b − Zw)_+`` in ``||·||_∞``). Upper bound: with ``ρ = ||(b − Zw)_+||_∞``, ``Z(w + ρw*) >= Zw + ρ1 >= b``, so
+    ``w + ρw*`` is feasible at distance ``ρ||w*||``. Lower bound: ``b = 1``, ``w = 0`` have ``ρ = 1`` and
+    ``dist(0, {Zw >= 1}) = ||w*||``. ∎ This is PVZ's characterisation
+    ``H = max_{J ∈ S} 1/min{||Z_Jᵀv|| : v >= 0, Σv = 1}`` over the index sets ``J`` with ``Z_J w > 0`` solvable (the
+    ℓ1 ball being the dual of the ℓ∞ residual norm), whose largest member is all of ``[n]``. **Where the claim
+    fails:** with Euclidean residuals the constant is ``1/min{||Zᵀv|| : v >= 0, ||v||_2 = 1} <= ||w*||``, strictly
+    smaller in general (e.g. a repeated support vector); and for data that are not strictly separable it is
+    ``max_J ||w*(J)||`` over the strictly separable subsets ``J`` (computed here by enumeration for
+    ``n <= SEPARABILITY_MAX_N``, else ``None`` with the reason)."""
     if separable:
         if norm_w_star is None or not np.isfinite(norm_w_star):
             return {"value": None, "exact": False, "method": "norm of w*", "reason": "the reference has no w*"}
@@ -178,7 +173,21 @@ def dual_hoffman(Z: np.ndarray, max_bases: int = DUAL_MAX_BASES, samples: int = 
     """τ of (5.3) for ``E = [Zᵀ; 1ᵀ]``, ``A = [I; −I]`` (module docstring, §2). Returns a dict with ``value``,
     ``exact``, ``method``, ``bases`` (blocks visited), ``max_bases`` and, when exact, ``witness`` (``u`` (2n),
     ``v`` (d+1), the rows used) and ``smallest_pivot`` (``σ_min`` of the maximising block); otherwise
-    ``lower_bound`` (from sampled bases: each is a feasible point of the supremum) and ``reason``."""
+    ``lower_bound`` (from sampled bases: each is a feasible point of the supremum) and ``reason``.
+
+    *Derivation.* Because ``e_i`` and ``−e_i`` are never both in an independent set, the signs of ``u`` are free, and
+    the supremum over an independent row set ``B`` is ``1/σ_min(B)`` (attained at the left singular vector); since
+    removing rows can only raise ``σ_min`` (the minimum is taken over fewer multipliers), it suffices to take the
+    **bases** ``B = [e_I; E_K]`` of ``R^n``: ``τ = max_B ||B⁻¹||_2`` [the "independent subsets" of PVZ §4]. ``B`` is a
+    basis iff the square block ``T = E[K, J]`` (``J`` the complement of ``I``, ``|J| = |K| = k``) is invertible, and
+    then ``B⁻¹r = (r_I, T⁻¹(r_K − E[K, I] r_I))``, so ``||B⁻¹||`` is the largest singular value of the ``2k × 2k``
+    matrix ``[[I, 0], [−T⁻¹L, T⁻¹]]`` with ``LLᵀ = E[K, I]E[K, I]ᵀ = E_K E_Kᵀ − TTᵀ`` (or ``||T⁻¹||`` when
+    ``k = n``). The enumeration visits ``Σ_k C(d+1, k)·C(n, k)`` blocks, polynomial in ``n`` for fixed ``d``; it is
+    done when that count is at most ``max_bases`` (the result says so, ``exact: True``, with the witness ``(u, v)``
+    of (5.3) that attains ``τ``). Beyond it the value is ``None`` (no upper bound cheaper than the enumeration is
+    known to us), with a certified **lower** bound from sampled bases. A block is singular when
+    ``σ_min(T) <= max(n, d+1)·ε·||E||`` (NumPy's rank rule): τ is discontinuous at singular blocks, and the reported
+    ``smallest_pivot`` says how close the maximising basis is to one."""
     Z = np.asarray(Z, dtype=float)
     n, d = Z.shape
     E = dual_system_matrix(Z)
@@ -234,7 +243,11 @@ def dual_hoffman(Z: np.ndarray, max_bases: int = DUAL_MAX_BASES, samples: int = 
 def lojasiewicz_mu(tau: float, norm_w_star: float, norm_u_star: float, opnorm_Z: float,
                    norm_u0: float = 0.0, r0: float | None = None) -> float:
     """``μ = 1/(8τ²(9M + 6√(2M)R||Z|| + 2R²||Z||² + 2))`` with ``M = r_0`` (``½||w*||²`` for ``u_0 = 0``) and
-    ``R = ||u_0|| + 2||u*||`` (A.40)."""
+    ``R = ||u_0|| + 2||u*||`` (A.40).
+
+    **Typo in AP (5.2), resolved here:** the square root printed in (5.2) holds
+    ``||Zᵀu_0||² − ||Zᵀu*||² + ⟨1, u_0 − u*⟩``, which is 0 at ``u_0 = 0`` (``1ᵀa* = ||w*||²``), while the proof's
+    (A.39)-(A.40) has ``M = D_0(u_0) − D∞(u*)``: the derived (A.40) is the one used here."""
     M = 0.5 * norm_w_star ** 2 if r0 is None else float(r0)
     R = norm_u0 + 2.0 * norm_u_star
     return 1.0 / (8.0 * tau * tau * (9.0 * M + 6.0 * math.sqrt(2.0 * M) * R * opnorm_Z

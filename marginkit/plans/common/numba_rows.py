@@ -14,14 +14,14 @@ accepted for one release, with a ``DeprecationWarning`` (:func:`renamed_backend`
 **numba is a dependency, imported lazily.** ``pip install marginkit`` installs numba; nothing here imports it at
 import time: :func:`available`, :func:`njit` and :func:`jit_rows` do, on their first call, so ``import marginkit``
 and a plan compiled with ``compiled=False`` never load it. On a platform without numba, :func:`njit` returns the
-function unchanged (the fallback, 14-35x slower) and ``compiled="auto"`` warns once per process
-(:class:`PerformanceWarning`, ``marginkit.PerformanceWarning``).
+function unchanged (the fallback, much slower: benchmarks/README.md, "Compiled row access") and ``compiled="auto"``
+warns once per process (:class:`PerformanceWarning`, ``marginkit.PerformanceWarning``).
 
 **Twins.** Each row operation below is a plain Python function, its NumPy body (what runs without numba), with a
 compiled twin (:func:`compiled_as`) that :func:`jit_rows` registers with ``numba.extending.overload``: compiled code
 calling ``dense_dot(...)`` runs the twin, Python code the NumPy body. Twins are inlined into their callers
 (``inline="always"``, numba's IR inlining): a call that passes arrays passes every field of each (about 7 words per
-array) and cost more than the update itself (3x per update at d = 10 in cache, measured). Inlined, a twin's
+array) and cost more than the update itself (benchmarks/README.md, "Compiled row access"). Inlined, a twin's
 ``if X is None`` is not pruned any more, so twins never test ``None``; the caller (an ``@njit`` function whose
 argument it is) does. Both bodies do the same floating-point
 operations in the same order (sequential sums, which ``np.cumsum`` reproduces), so an epoch written with these
@@ -32,7 +32,7 @@ rows are the rows ``X[i]`` of a C-ordered matrix, CSR rows the slices ``data[ind
 cache is keyed on the caller's file: after editing a compiled body here, remove the callers' ``__pycache__/*.nbi``.
 
 **Memory access.** In random order every row is a cache miss, so an epoch is bound by memory latency: row and
-column indices are cast to unsigned inside the loops (numba then drops its negative-index test, 1.5x), and rows
+column indices are cast to unsigned inside the loops (numba then drops its negative-index test), and rows
 about to be visited are requested ahead with :func:`prefetch` (LLVM's prefetch hint; a no-op when this numba/LLVM
 cannot emit it, and in Python).
 """

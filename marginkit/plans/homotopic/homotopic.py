@@ -13,59 +13,29 @@ previous stage's output, which is the average of its iterates (Algorithm 1). The
 ``w[λ] = argmin f_λ`` equals ``w*`` for ``λ <= λ*`` (in this scaling ``λ* = λ*_A/n`` for the mean hinge,
 ``problem.constants()["lambda_star"]`` being ``λ*_A``).
 
-Resolved in this file (each once):
+Resolved in this file (each in full, with its derivation, in :class:`HomotopicSubgradient`; what was observed on
+data while resolving them: docs/design/homotopic.md):
 
-* **Schedules [RECON]**: geometric, ``λ_k = λ0/a^k``, ``η_k = η0/b^k``, ``T_k = ⌈T0 c^k⌉`` (parameters
-  ``lambda_decay = a``, ``step_decay = b``, ``stage_growth = c``); defaults ``a = 2``, ``b = a³``,
-  ``c = a^{4+δ}``, ``δ = 2`` (the balance of Lemma 4.3, rate ``O(T^{−1/(4+δ)})``: ``T^{−1/6}`` at the
-  default, ``T^{−1/4+ε}`` only as ``δ -> 0``), with ``L = 2H``, ``H = σ Σ||x_i||`` (eq. 7: the Lipschitz
-  constant of ``f_λ`` on the ball ``||w|| <= H/λ`` where the iterates stay when ``ηλ <= 1``, Lemma 2.2). The
-  paper's ``T0`` is not in our copy (small runs of ours used 10); the default here is ``T0 = ⌈1/(λ0η0)⌉``, the
-  shortest first stage whose contraction factor ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²``.
-* **λ0, data-driven** (``lambda0="auto"``, the default): ``λ0 = σ n γ̄²`` with ``γ̄`` a *certified* upper bound
-  on the max margin, which bounds the exactness threshold from above: ``λ0 >= λ*``. Derivation (KKT of ``f_λ``
-  at ``w*``):
-  ``λ* = σ / min{||a||_∞ : a >= 0, Zᵀa = w*, a_i = 0 off the support}``; every such ``a`` has
-  ``Σ a_i = Σ a_i z_iᵀw* = ||w*||² = 1/γ*²`` (complementary slackness; with a bias ``Σ a_i y_i = 0`` adds
-  nothing), so ``||a||_∞ >= 1/(n γ*²)`` and ``λ* <= σ n γ*² <= σ n γ̄²`` (``γ̄²`` for the mean hinge).
-  ``γ̄ = ||Σ q_i y_i x_i||`` for a simplex point ``q`` (weak duality, :mod:`..common.margin`), the best of
-  :data:`AUTO_STEPS` Frank–Wolfe (Gilbert) steps on ``min_q ||Σ q_i y_i x_i||`` (balanced ``½`` per class with
-  a bias): two products with the data per step, the same for dense, sparse and chunked data, and within 7 % of
-  ``γ*`` on ``mnist-0-vs-1`` and ``digits-0-vs-1``, 28 % on ``synthetic-separable`` (a fraction of a stage).
-  Starting at ``λ* <= λ0`` spends ``log_a(λ0/λ*)`` stages on the plateau ``w[λ_k] ≠ w*``
-  (observed on the toy set) but never starts in a part of the path it must leave; how far above ``λ*`` the bound
-  is depends on the data: about 1 when most points are support vectors, 175 on ``mnist-0-vs-1`` (33 of 1000).
-  The former default ``λ0 = 1`` is ``λ0/λ* = 27,000`` there. A number is used as given.
-* **Step η0**: ``min(1/λ0, 1/L)`` ([RECON]; ``η0λ0 <= 1``, Lemma 2.2). It is not scale-equivariant
-  (``λ ~ c²`` but ``L ~ c`` when the data are scaled by ``c``); ``1/L²`` would be, and is slower on ``toy-2d``.
-* **Hinge scale**: summed or averaged is not stated; ``hinge="mean"`` (``σ = 1/n``, default) or
-  ``"sum"`` (``σ = 1``, the scaling of Apidopoulos et al.).
-* **Average** over ``v_0 .. v_{T_k−1}`` (the start of the stage included), for which Lemma 4.1 is exact;
-  ``output="best"`` keeps the iterate of smallest ``f_{λ_k}`` instead (§6.4; first occurrence on ties): the
-  same guarantee (``min_j f(v_j) <= mean_j f(v_j)``), one more ``O(n)`` pass per step, and much smaller errors
-  in practice (§6.4, Fig. 5; ``experiments/molitor_fig5.py``).
-* **Kinks** (exact ties ``y_i x_iᵀv = 1`` occur on the toy set): the active set is ``y_i x_iᵀv < 1`` (strict), a
-  valid subgradient of eq. (3).
-* **Budget** (``T_k = T0 c^k`` explodes: five stages need about ``1e7·T0`` steps): an iteration of the run loop is
-  one subgradient evaluation, so ``max_iter`` caps the paper's ``T`` and truncates the last stage; the output at any
-  time is the running average (or best) of the current stage, which satisfies Lemma 4.1 with the number of steps done.
-* **Bias** (§6.5 [RECON]): how ``w`` is learned with an offset is not stated. Here the offset is a jointly
-  learned, unregularised coordinate (subgradient ``−σ Σ_active y_i``) so that the stages follow the
-  path of the SVM with a bias; the reported offset is the paper's post-hoc
-  ``b̂(w) = −½(max_{y_i=−1} x_iᵀw + min_{y_i=+1} x_iᵀw)``, the best offset for ``w``, with
-  ``|b̂ − b*| <= max||x_i|| ||w − w*||``.
+* **Schedules [RECON]**: ``λ_k = λ0/a^k``, ``η_k = η0/b^k``, ``T_k = ⌈T0 c^k⌉`` (``lambda_decay = a``,
+  ``step_decay = b``, ``stage_growth = c``); defaults ``a = 2``, ``b = a³``, ``c = a^{4+δ}``, ``δ = 2`` (Lemma 4.3,
+  rate ``O(T^{−1/(4+δ)})``) and ``T0 = ⌈1/(λ0η0)⌉``, with ``L = 2H``, ``H = σ Σ||x_i||`` (eq. 7, Lemma 2.2).
+* **λ0, data-driven** (``lambda0="auto"``, the default): ``λ0 = σ n γ̄² >= λ*`` with ``γ̄`` a certified upper
+  bound on the max margin (the KKT conditions of ``f_λ`` at ``w*`` give ``λ* <= σ n γ*²``), the best of
+  :data:`AUTO_STEPS` Frank–Wolfe (Gilbert) steps (:func:`margin_upper_bound`). A number is used as given.
+* **Step η0**: ``min(1/λ0, 1/L)`` ([RECON]; ``η0λ0 <= 1``, Lemma 2.2).
+* **Hinge scale**: ``hinge="mean"`` (``σ = 1/n``, default) or ``"sum"`` (``σ = 1``, the scaling of Apidopoulos et al.).
+* **Average** over ``v_0 .. v_{T_k−1}``, for which Lemma 4.1 is exact, or ``output="best"`` (§6.4, Fig. 5).
+* **Kinks**: the active set is ``y_i x_iᵀv < 1`` (strict), a valid subgradient of eq. (3).
+* **Budget**: an iteration of the run loop is one subgradient evaluation, so ``max_iter`` caps the paper's ``T``
+  and truncates the last stage; the output is the running average (or best) of the current stage (Lemma 4.1).
+* **Bias** (§6.5 [RECON]): the offset is a jointly learned, unregularised coordinate; the reported offset is the
+  paper's post-hoc ``b̂(w) = −½(max_{y_i=−1} x_iᵀw + min_{y_i=+1} x_iᵀw)``, ``|b̂ − b*| <= max||x_i|| ||w − w*||``.
 
 Certificate: every iterate is ``v = Zᵀa`` with ``a >= 0`` (the steps only add active rows and shrink), so
 :class:`MarginPlan`'s bound ``γ̄ <= ||Zᵀa||/Σa`` applies; with a bias the weights are balanced per class
 (``q_i = a_i/(2 A_±)``, ``γ̄ <= ||Σ q_i y_i x_i||``). A warm start ``w0`` is not of that form: no bound then.
-
-Data of another library (torch, CuPy, array-api-strict, dask; issue 13): the one ``step`` is written against the
-problem's :class:`~marginkit.core.backend.Backend` ``bk``, so it runs where ``X`` lives, ``lambda0="auto"`` included
-(its Frank–Wolfe steps run through the backend too). NumPy runs plain NumPy. Elsewhere the margins ``s``, the weights
-``a`` and the labels are n-side vectors (persisted on dask, so the task graph does not grow across steps), ``w`` and
-``w_pos`` d-side; the learned offset and the bound stay 0-d arrays on an array-API device (no synchronisation inside a
-step). ``output="best"`` compares ``f_λ`` of two iterates at every step: one scalar to the host per step there. ``w``
-comes back in the user's namespace.
+The one ``step`` runs where ``X`` lives, through the problem's backend (torch, CuPy, array-api-strict, dask; issue
+13; :class:`HomotopicSubgradient`).
 """
 from __future__ import annotations
 
@@ -172,13 +142,61 @@ class HomotopicSubgradient(MarginPlan):
     (Lemma 2.2) and a stage of length ``T`` from ``v_0`` gives ``f_λ(v̄) − f_λ(w[λ]) <= R²/(2ηT) + ηL²/2``,
     ``R = ||v_0 − w[λ]||`` (Lemma 4.1 [RECON]).
 
-    Parameters (defaults and [RECON] status in the module docstring): ``lambda0``, ``lambda_decay`` (a),
+    Parameters (defaults and [RECON] status below): ``lambda0``, ``lambda_decay`` (a),
     ``step_decay`` (b), ``stage_growth`` (c), ``delta`` (δ), ``T0``, ``eta0``, ``hinge`` (``"mean"`` or
     ``"sum"``), ``output`` (``"average"`` or ``"best"``). ``η0 λ0 > 1`` is rejected (Lemma 2.2); ``b <= a``
     (the noise term ``η_k/λ_k`` does not decay) and ``c < ab`` (``λ_kη_kT_k`` does not grow) run with a
     ``UserWarning``. The values in use, defaults filled in, are ``plan.a``, ``plan.b``, ``plan.c``,
     ``plan.first_lambda`` (λ0; with ``lambda0="auto"`` also ``plan.margin_bound``, the certified ``γ̄`` it comes
     from), ``plan.first_step`` (η0) and ``plan.first_length`` (T0).
+
+    Resolved in this plan (each once):
+
+    * **Schedules [RECON]**: geometric, ``λ_k = λ0/a^k``, ``η_k = η0/b^k``, ``T_k = ⌈T0 c^k⌉`` (parameters
+      ``lambda_decay = a``, ``step_decay = b``, ``stage_growth = c``); defaults ``a = 2``, ``b = a³``,
+      ``c = a^{4+δ}``, ``δ = 2`` (the balance of Lemma 4.3, rate ``O(T^{−1/(4+δ)})``: ``T^{−1/6}`` at the
+      default, ``T^{−1/4+ε}`` only as ``δ -> 0``), with ``L = 2H``, ``H = σ Σ||x_i||`` (eq. 7: the Lipschitz
+      constant of ``f_λ`` on the ball ``||w|| <= H/λ`` where the iterates stay when ``ηλ <= 1``, Lemma 2.2). The
+      paper's ``T0`` is not in our copy; the default here is ``T0 = ⌈1/(λ0η0)⌉``, the shortest first stage whose
+      contraction factor ``R²/(λ0η0T0)`` of Lemma 4.3 is at most ``R²``.
+    * **λ0, data-driven** (``lambda0="auto"``, the default): ``λ0 = σ n γ̄²`` with ``γ̄`` a *certified* upper bound
+      on the max margin, which bounds the exactness threshold from above: ``λ0 >= λ*``. Derivation (KKT of ``f_λ``
+      at ``w*``): ``λ* = σ / min{||a||_∞ : a >= 0, Zᵀa = w*, a_i = 0 off the support}``; every such ``a`` has
+      ``Σ a_i = Σ a_i z_iᵀw* = ||w*||² = 1/γ*²`` (complementary slackness; with a bias ``Σ a_i y_i = 0`` adds
+      nothing), so ``||a||_∞ >= 1/(n γ*²)`` and ``λ* <= σ n γ*² <= σ n γ̄²`` (``γ̄²`` for the mean hinge).
+      ``γ̄ = ||Σ q_i y_i x_i||`` for a simplex point ``q`` (weak duality, :mod:`..common.margin`), the best of
+      :data:`AUTO_STEPS` Frank–Wolfe (Gilbert) steps on ``min_q ||Σ q_i y_i x_i||`` (balanced ``½`` per class with
+      a bias): two products with the data per step, the same for dense, sparse and chunked data. Starting at
+      ``λ* <= λ0`` spends ``log_a(λ0/λ*)`` stages on the plateau ``w[λ_k] ≠ w*`` but never starts in a part of the
+      path it must leave; how far above ``λ*`` the bound is depends on the data (about 1 when most points are
+      support vectors). A number is used as given.
+    * **Step η0**: ``min(1/λ0, 1/L)`` ([RECON]; ``η0λ0 <= 1``, Lemma 2.2). It is not scale-equivariant
+      (``λ ~ c²`` but ``L ~ c`` when the data are scaled by ``c``); ``1/L²`` would be.
+    * **Hinge scale**: summed or averaged is not stated; ``hinge="mean"`` (``σ = 1/n``, default) or
+      ``"sum"`` (``σ = 1``, the scaling of Apidopoulos et al.).
+    * **Average** over ``v_0 .. v_{T_k−1}`` (the start of the stage included), for which Lemma 4.1 is exact;
+      ``output="best"`` keeps the iterate of smallest ``f_{λ_k}`` instead (§6.4; first occurrence on ties): the
+      same guarantee (``min_j f(v_j) <= mean_j f(v_j)``), one more ``O(n)`` pass per step, and much smaller errors
+      in practice (§6.4, Fig. 5; ``experiments/molitor_fig5.py``).
+    * **Kinks** (exact ties ``y_i x_iᵀv = 1`` occur): the active set is ``y_i x_iᵀv < 1`` (strict), a valid
+      subgradient of eq. (3).
+    * **Budget** (``T_k = T0 c^k`` explodes: five stages need about ``1e7·T0`` steps): an iteration of the run loop
+      is one subgradient evaluation, so ``max_iter`` caps the paper's ``T`` and truncates the last stage; the output
+      at any time is the running average (or best) of the current stage, which satisfies Lemma 4.1 with the number
+      of steps done.
+    * **Bias** (§6.5 [RECON]): how ``w`` is learned with an offset is not stated. Here the offset is a jointly
+      learned, unregularised coordinate (subgradient ``−σ Σ_active y_i``) so that the stages follow the path of the
+      SVM with a bias; the reported offset is the paper's post-hoc
+      ``b̂(w) = −½(max_{y_i=−1} x_iᵀw + min_{y_i=+1} x_iᵀw)``, the best offset for ``w``, with
+      ``|b̂ − b*| <= max||x_i|| ||w − w*||``.
+
+    Data of another library (torch, CuPy, array-api-strict, dask; issue 13): the one ``step`` is written against the
+    problem's :class:`~marginkit.core.backend.Backend` ``bk``, so it runs where ``X`` lives, ``lambda0="auto"``
+    included (its Frank–Wolfe steps run through the backend too). NumPy runs plain NumPy. Elsewhere the margins
+    ``s``, the weights ``a`` and the labels are n-side vectors (persisted on dask, so the task graph does not grow
+    across steps), ``w`` and ``w_pos`` d-side; the learned offset and the bound stay 0-d arrays on an array-API
+    device (no synchronisation inside a step). ``output="best"`` compares ``f_λ`` of two iterates at every step:
+    one scalar to the host per step there. ``w`` comes back in the user's namespace.
     """
 
     name = "homotopic"

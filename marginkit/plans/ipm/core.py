@@ -17,21 +17,9 @@ margins) and ``η`` (of ``ξ >= 0``), and the optimality conditions are (Ferris 
     r_w = w − Xᵀ(y∘α) = 0,   r_b = yᵀα = 0,   r_η = C − α − η = 0,   r_s = s − y∘(Xw + b) − ξ + 1 = 0,
     s∘α = μ1,   ξ∘η = μ1,   (s, α, ξ, η) >= 0,   μ → 0.
 
-**The Newton step and its normal equations.** Linearising with the complementarity targets
-``s∘α + s∘dα + α∘ds = σμ1 − c₁`` and ``ξ∘η + ξ∘dη + η∘dξ = σμ1 − c₂`` (``c = 0`` for the predictor, the
-products ``ds∘dα``, ``dξ∘dη`` of the predictor for the corrector), and writing ``ρ₁ = σμ1 − c₁ − s∘α``,
-``ρ₂ = σμ1 − c₂ − ξ∘η``::
-
-    (1) dw − Xᵀ(y∘dα) = −r_w            (3) dη = r_η − dα              (5) ds = (ρ₁ − s∘dα)/α
-    (2) yᵀdα = −r_b                      (4) ds − y∘(X dw + db) − dξ = −r_s
-    (6) dξ = (ρ₂ − ξ∘dη)/η = (ρ₂ − ξ∘r_η + ξ∘dα)/η
-
-Putting (5), (6) into (4) gives ``dα`` in terms of ``(dw, db)`` with the diagonal ``D = (s/α + ξ/η)⁻¹``
-(``D = α/s`` for the hard margin)::
-
-    dα = D∘(g − y∘(X dw + db)),    g = r_s + ρ₁/α − (ρ₂ − ξ∘r_η)/η,
-
-and then (1), (2), using ``y∘y = 1``, are the normal equations, ``d + 1`` unknowns (``d`` without a bias)::
+**The normal equations.** Eliminating ``ds``, ``dξ`` and ``dη`` from the Newton step (the derivation:
+:meth:`InteriorPointPlan.direction`) leaves ``dα = D∘(g − y∘(X dw + db))`` with the diagonal
+``D = (s/α + ξ/η)⁻¹`` (``D = α/s`` for the hard margin), and ``d + 1`` unknowns (``d`` without a bias)::
 
     [ I + XᵀDX   XᵀD1 ] [dw]   [ −r_w + Xᵀ(y∘D∘g) ]
     [ 1ᵀDX       1ᵀD1 ] [db] = [  r_b + yᵀ(D∘g)   ]
@@ -45,14 +33,10 @@ the positive orthant and ``μ_aff``; ``σ = (μ_aff/μ)³``; the corrected direc
 ``θ = 0.995`` (one step length for primal and dual: the QP's ``w`` appears in both residuals). The linear residuals
 shrink by ``1 − τ`` each iteration, so they vanish after a full step.
 
-**Resolved here.** The starting point ``w = 0``, ``b = 0``, ``s = ξ = 1``, ``α = η = C_i/2`` (hard margin:
-``α = 1/R²``, ``R = max||x_i||``) is mapped onto itself by ``X → cX``, ``C → C/c²`` (``w/c``, ``α/c²``, ``η/c²``):
-with that rule the iterates, the number of iterations and the certified relative gaps do not depend on the scale of
-the data. A step that cannot be taken (the normal matrix fails even regularised, a non-finite or vanishing step, or
-``μ`` below ``1e-15`` of its start, where ``D`` reaches ``1e15`` and the matrix loses the identity to rounding) is not
-taken: the state is kept and marked ``stalled``; the plan then ends with ``optimal_inaccurate`` (its certified gap in
-the certificate) unless that state already proves ``tol``; with ``tol=0`` ("run the whole budget") the stalled
-state is kept until ``max_iter`` (``user_limit``).
+**Resolved here** (in full: :meth:`InteriorPointPlan.start`, :meth:`InteriorPointPlan.mehrotra`): the starting point
+is mapped onto itself by ``X → cX``, ``C → C/c²`` (the iterates, the iteration count and the certified gaps do not
+depend on the scale of the data); a step that cannot be taken leaves the state ``stalled``, which ends as
+``optimal_inaccurate`` unless it proves ``tol`` (with ``tol=0`` it is kept until ``max_iter``).
 """
 from __future__ import annotations
 
@@ -170,7 +154,12 @@ class InteriorPointPlan(IterationPlan):
 
     # the iteration ---------------------------------------------------------------------------------------------
     def start(self):
-        """``(α, s, ξ, η)`` of the scale-invariant starting point (module docstring), where the data live."""
+        """``(α, s, ξ, η)`` of the scale-invariant starting point, where the data live.
+
+        The starting point ``w = 0``, ``b = 0``, ``s = ξ = 1``, ``α = η = C_i/2`` (hard margin: ``α = 1/R²``,
+        ``R = max||x_i||``) is mapped onto itself by ``X → cX``, ``C → C/c²`` (``w/c``, ``α/c²``, ``η/c²``): with that
+        rule the iterates, the number of iterations and the certified relative gaps do not depend on the scale of the
+        data."""
         xp, bk, ya = self.xp, self.bk, self.ya
         ones = bk.persist(xp.ones_like(ya))
         if self.boxa is None:
@@ -204,7 +193,24 @@ class InteriorPointPlan(IterationPlan):
         return st.xw
 
     def direction(self, normal, D, g, r_w, r_b, rho1, rho2, st, r_eta):
-        """``(dw, db, dα, ds, dξ, dη)`` from the factored normal equations (module docstring, (1)–(6))."""
+        """``(dw, db, dα, ds, dξ, dη)`` from the factored normal equations, (1)–(6) below.
+
+        Linearising the optimality conditions (module docstring) with the complementarity targets
+        ``s∘α + s∘dα + α∘ds = σμ1 − c₁`` and ``ξ∘η + ξ∘dη + η∘dξ = σμ1 − c₂`` (``c = 0`` for the predictor, the
+        products ``ds∘dα``, ``dξ∘dη`` of the predictor for the corrector), and writing ``ρ₁ = σμ1 − c₁ − s∘α``,
+        ``ρ₂ = σμ1 − c₂ − ξ∘η``::
+
+            (1) dw − Xᵀ(y∘dα) = −r_w            (3) dη = r_η − dα              (5) ds = (ρ₁ − s∘dα)/α
+            (2) yᵀdα = −r_b                      (4) ds − y∘(X dw + db) − dξ = −r_s
+            (6) dξ = (ρ₂ − ξ∘dη)/η = (ρ₂ − ξ∘r_η + ξ∘dα)/η
+
+        Putting (5), (6) into (4) gives ``dα`` in terms of ``(dw, db)`` with the diagonal ``D = (s/α + ξ/η)⁻¹``
+        (``D = α/s`` for the hard margin)::
+
+            dα = D∘(g − y∘(X dw + db)),    g = r_s + ρ₁/α − (ρ₂ − ξ∘r_η)/η,
+
+        and then (1), (2), using ``y∘y = 1``, are the normal equations of the module docstring (``normal``), whose
+        solution ``(dw, db)`` gives ``dα``, then ``ds`` by (5), ``dη`` by (3) and ``dξ`` by (6)."""
         ya, Xa, bk = self.ya, self.Xa, self.bk
         Dg = D * g
         rhs = bk.host(-r_w + bk.rmatvec(Xa, ya * Dg))
@@ -239,7 +245,13 @@ class InteriorPointPlan(IterationPlan):
         return moved
 
     def mehrotra(self, st):
-        """The next state, or the reason no step is taken (a string)."""
+        """The next state, or the reason no step is taken (a string).
+
+        A step that cannot be taken (the normal matrix fails even regularised, a non-finite or vanishing step, or
+        ``μ`` below ``1e-15`` of its start, :data:`MU_FLOOR`, where ``D`` reaches ``1e15`` and the matrix loses the
+        identity to rounding) is not taken: :meth:`step` keeps the state and marks it ``stalled``; the plan then ends
+        with ``optimal_inaccurate`` (its certified gap in the certificate) unless that state already proves ``tol``;
+        with ``tol=0`` ("run the whole budget") the stalled state is kept until ``max_iter`` (``user_limit``)."""
         if st.mu <= MU_FLOOR * st.mu0:
             return f"the complementarity reached {MU_FLOOR:g} of its start (the limit of double precision)"
         ya, Xa, bk, xp = self.ya, self.Xa, self.bk, self.xp

@@ -19,36 +19,18 @@ block ``k`` approximately maximises ``G_k^{σ'}(Δ) = 1ᵀΔ − uᵀA_kΔ − (
 ``(1/σ')[1ᵀβ − ½||v_k + A_kβ||²] + const`` with ``v_k = u − σ'A_kλ_[k]``: RB's dual on the block's rows with
 ``u0 = v_k``, started at ``β = σ'λ_[k]`` where its mirror point is the shared ``u``. The local solvers:
 
-* ``dykstra``: ``local_epochs`` (H) epochs of RB Algorithm 1 on it -- for margins and p = 2 the step
-  ``λ_i ← max(λ_i + (1 − a_iᵀθ)/L_i, 0)`` (Lemma 1) is the exact coordinate maximiser, which is the dual coordinate
-  round of :mod:`.svm_coordinate` (:func:`~.svm_coordinate.dcd_round`) with the box ``C_i = +∞``: the block
-  function of :mod:`.cocoa` runs it unchanged (every epoch visits the block's rows in a fresh random order, no
-  shrinking). ``step="max"`` passes ``L_max`` as every row's curvature (RB: "L_i can be replaced by max_i L_i");
-* ``dykstra-accelerated``: H epochs of RB Algorithm 2 (APCG of Lin, Lu & Xiao with μ = 0, ``γ_0 = 1/n_k``, the
-  compiled :func:`~.epochs_numba.apcg_epoch` or its NumPy twin over a :class:`~.constraints.RowConstraints` view of
-  the block) from ``Δ = 0``, returning ``β(v_T)`` (``output="v"``, the sequence APCG's theorem bounds: expected
-  subproblem suboptimality ``<= (2/(2 + H))²`` times the initial one plus the distance term) or ``β(α_T)``
-  (``output="alpha"``), moved into ``β >= 0`` (v extrapolates). The step is kept only if it increases
-  ``G_k^{σ'}`` (computed exactly from ``A_kΔ``, the pass that ``Δu_k`` needs anyway); otherwise the block
-  returns ``Δ = 0``. That safeguard only improves a Θ-approximate solver (Smith et al. Assumption 1) and keeps
-  ``D`` monotone.
+* ``dykstra``: ``local_epochs`` (H) epochs of RB Algorithm 1 on it, whose step is the exact coordinate maximiser:
+  the dual coordinate round of :mod:`.svm_coordinate` with the box ``C_i = +∞`` (:class:`CoCoADykstra`);
+* ``dykstra-accelerated``: H epochs of RB Algorithm 2 (APCG of Lin, Lu & Xiao with μ = 0, ``γ_0 = 1/n_k``) from
+  ``Δ = 0``, the step kept only if it increases ``G_k^{σ'}`` (:class:`CoCoAAcceleratedDykstra`).
 
 With a safe ``σ'`` every round is an ascent step of ``D`` (Ma et al.'s bound ``D(λ + γΔ) >= (1 − γ)D(λ) +
 γ Σ_k G_k^{σ'}(Δ_[k])``, which holds for any concave separable part). **No rate is claimed**: the O(1/T)
 theorems of both papers assume L-Lipschitz losses, and the margin constraint is an indicator (its conjugate has
 an unbounded domain); the statuses come from the certificate only.
 
-**Certificate** (the plan family's own, :mod:`.coordinate_ascent`): each block returns ``[min_{P_k} a_iᵀθ, Σ_{P_k}
-λ_i, #{a_iᵀθ <= 0}]`` (one pass in storage order, in the round's own graph), so only scalars and d-vectors reach
-the driver. ``dual = D(λ)``; when ``θ = u`` separates, ``primal`` is the objective at the feasible point
-``θ/min_i a_iᵀθ`` (or ``θ`` itself when it is feasible and better), so ``duality_gap >= ψ(θ*) − D(λ)``; otherwise
-``primal = inf``. ``max_violation = max(0, 1 − min_i a_iᵀθ)``; ``distance_lower_bound = (1ᵀλ − (u − θ0)ᵀθ0) /
-||u − θ0||``. ``optimal`` when ``max_violation <= tol`` and ``|duality_gap| <= tol·D`` with ``D > 0``.
-``infeasible`` is never reported on dask (the hull proof of the NumPy plan reads X on the host): when
-``distance_lower_bound·tol`` exceeds the distance to the farthest single constraint while θ does not separate,
-or when a row of X is zero (its constraint ``0 >= 1`` cannot hold; its ``λ_i`` is frozen at 0), the status is
-``infeasible_inaccurate``; otherwise the run goes on to its budget (``user_limit``).
-
+**Certificate**: the plan family's own (:mod:`.coordinate_ascent`), from one pass per block that returns scalars
+and d-vectors only (:class:`CoCoAMargin`); ``infeasible`` is never reported on dask, ``infeasible_inaccurate`` is.
 λ stays on the workers (a dask n-vector chunked like X's rows, persisted, returned as ``Result.dual["lambda"]``);
 ``X.compute()`` never happens. One iteration = one communication round.
 """
@@ -149,7 +131,19 @@ class MarginCoCoAState(CoCoAState):
 
 class CoCoAMargin(CoCoAPlus):
     """CoCoA+ on ``MinNormFeasibility(p=2, "margin")`` over a row-chunked dask X (module docstring). A subclass
-    gives the local solver (:attr:`local_fn`, :meth:`local_options`)."""
+    gives the local solver (:attr:`local_fn`, :meth:`local_options`).
+
+    **Certificate** (the plan family's own, :mod:`.coordinate_ascent`): each block returns ``[min_{P_k} a_iᵀθ,
+    Σ_{P_k} λ_i, #{a_iᵀθ <= 0}]`` (one pass in storage order, in the round's own graph), so only scalars and
+    d-vectors reach the driver. ``dual = D(λ)``; when ``θ = u`` separates, ``primal`` is the objective at the
+    feasible point ``θ/min_i a_iᵀθ`` (or ``θ`` itself when it is feasible and better), so
+    ``duality_gap >= ψ(θ*) − D(λ)``; otherwise ``primal = inf``. ``max_violation = max(0, 1 − min_i a_iᵀθ)``;
+    ``distance_lower_bound = (1ᵀλ − (u − θ0)ᵀθ0) / ||u − θ0||``. ``optimal`` when ``max_violation <= tol`` and
+    ``|duality_gap| <= tol·D`` with ``D > 0``. ``infeasible`` is never reported on dask (the hull proof of the NumPy
+    plan reads X on the host): when ``distance_lower_bound·tol`` exceeds the distance to the farthest single
+    constraint while θ does not separate, or when a row of X is zero (its constraint ``0 >= 1`` cannot hold; its
+    ``λ_i`` is frozen at 0), the status is ``infeasible_inaccurate``; otherwise the run goes on to its budget
+    (``user_limit``)."""
 
     log_columns = ("objective", "dual_objective", "duality_gap", "max_violation")
     cert_fn = staticmethod(block_margin_certificate)
@@ -204,7 +198,7 @@ class CoCoAMargin(CoCoAPlus):
         return self.form.objective(theta)
 
     def store(self, st, sums) -> None:
-        """The plan family's certificate (module docstring) from the blocks' ``[min a_iᵀθ, Σλ_i, mistakes]``."""
+        """The plan family's certificate (:class:`CoCoAMargin`) from the blocks' ``[min a_iᵀθ, Σλ_i, mistakes]``."""
         amin, sum_lam, mistakes = (float(v) for v in sums)
         u = st.w
         dual = sum_lam - 0.5 * float(u @ u) + self.half_x0
@@ -298,6 +292,13 @@ class CoCoADykstra(CoCoAMargin):
     infinite box) per round on every row chunk. Options: ``local_epochs``, ``aggregation``, ``step``
     (``"per-sample"``: ``1/L_i``; ``"max"``: ``1/L_max``), ``compiled``.
 
+    The local solver: ``local_epochs`` (H) epochs of RB Algorithm 1 on the block's subproblem -- for margins and
+    p = 2 the step ``λ_i ← max(λ_i + (1 − a_iᵀθ)/L_i, 0)`` (Lemma 1) is the exact coordinate maximiser, which is the
+    dual coordinate round of :mod:`.svm_coordinate` (:func:`~.svm_coordinate.dcd_round`) with the box
+    ``C_i = +∞``: the block function of :mod:`.cocoa` runs it unchanged (every epoch visits the block's rows in a
+    fresh random order, no shrinking). ``step="max"`` passes ``L_max`` as every row's curvature (RB: "L_i can be
+    replaced by max_i L_i").
+
     The engine runs it for ``dykstra`` on dask data (the registry card's variant for dask)."""
 
     name = "dykstra"
@@ -327,6 +328,15 @@ class CoCoAAcceleratedDykstra(CoCoAMargin):
     """``dykstra-accelerated`` on dask: CoCoA+ with H epochs of RB Algorithm 2 (APCG) per round on every row chunk,
     from ``Δ = 0``. Options: ``local_epochs``, ``aggregation``, ``output`` (``"v"``: the APCG sequence ``v``;
     ``"alpha"``: ``α``), ``compiled``.
+
+    The local solver: H epochs of RB Algorithm 2 (APCG of Lin, Lu & Xiao with μ = 0, ``γ_0 = 1/n_k``, the compiled
+    :func:`~.epochs_numba.apcg_epoch` or its NumPy twin over a :class:`~.constraints.RowConstraints` view of the
+    block) from ``Δ = 0``, returning ``β(v_T)`` (``output="v"``, the sequence APCG's theorem bounds: expected
+    subproblem suboptimality ``<= (2/(2 + H))²`` times the initial one plus the distance term) or ``β(α_T)``
+    (``output="alpha"``), moved into ``β >= 0`` (v extrapolates). The step is kept only if it increases
+    ``G_k^{σ'}`` (computed exactly from ``A_kΔ``, the pass that ``Δu_k`` needs anyway); otherwise the block returns
+    ``Δ = 0``. That safeguard only improves a Θ-approximate solver (Smith et al. Assumption 1) and keeps ``D``
+    monotone.
 
     The engine runs it for ``dykstra-accelerated`` on dask data (the registry card's variant for dask)."""
 

@@ -26,25 +26,12 @@ ball inside the interior of ``K_i`` would prove ``λ*_i = 0`` only with one). ``
 its iterates do not converge to ``θ*`` for margins (they stop at the first feasible point met), so a constraint
 inactive at ``θ*`` may still be the one that stops them, and removing it would change what the method returns.
 
-**Resolved here.** *Rounding*: the computed margins carry at most ``(d + 20)·eps·||a_i||_q·||θ||_p`` of error
-(the dot product, and ``∇ψ*`` for p ≠ 2), which widens every interval; ``z`` is built with ``min_i a_iᵀθ`` lowered by
-that much, so it is feasible in exact arithmetic; the gap gets the rounding of its sums (``(n + d)·eps`` relative)
-and an allowance ``4√t·eps·||u||_q·ρ`` (``t`` coordinate steps, ``ρ`` the norm of the vectors ``u`` is kept in) for
-the drift of the maintained ``u`` from ``u0 + Σ a_iλ_i`` (the random-walk growth of rounding errors; Higham,
-*Accuracy and Stability of Numerical Algorithms*, 2nd ed., 2002, §2.8); where the dual point was repaired into
-the domain (the accelerated ``v``), the radius grows by ``||u' − u||_q/(p − 1)``, the move of ``∇ψ*`` (``ψ*`` is
-``1/(p − 1)``-smooth). *When*: a step computes the full certificate of the state it makes at the epochs of the
-geometric schedule (where the stop rule computes it anyway; the state keeps it, so the stop rule, the trace and
-the solution read the same one and screening costs no product with X), screens from it, and applies the decision
-at the start of the next step. *Sampling*: until something is screened the epochs draw ``n`` indices in
-``[0, n)`` exactly as without screening (the same iterates); after, an epoch draws ``m`` indices uniformly from the
-``m`` live constraints. *Acceleration*: ``dykstra-accelerated`` applies a screen by restarting Algorithm 2 (APCG)
-on the live constraints from the certified point ``v`` (repaired, screened entries set to 0): ``ê = 0``,
-``γ = 1/m``, ``π = 1``. Each restart is a fresh APCG run on a problem with the same optimum, and each removes at
-least one constraint, so there are at most ``n`` of them and the rate of the last run holds from there on.
-The certificate is always that of the full problem (every constraint in ``max_violation`` and in the feasible
-point, the full λ in ``D(λ)``): screening never changes what a status means. ``certificate["screened"]`` reports
-``{"removed": k, "fixed": 0}`` (the format of ``dual-cd``; a multiplier without an upper bound is never fixed).
+**Resolved here** (each in full in :class:`ConstraintScreening` and :class:`AcceleratedScreening`): the rounding
+of the computed margins, of the gap and of the maintained ``u`` widens every interval (Higham 2002, §2.8); a step
+screens from the full certificate of the state it makes at the epochs of the geometric schedule and applies the
+decision at the start of the next step; after a screen the epochs draw from the live constraints only; and
+``dykstra-accelerated`` restarts APCG on them. The certificate is always that of the full problem: screening never
+changes what a status means. ``certificate["screened"]`` reports ``{"removed": k, "fixed": 0}``.
 """
 from __future__ import annotations
 
@@ -59,7 +46,29 @@ from .constraints import BLOCK_ELEMENTS
 
 class ConstraintScreening:
     """The screening half of a dual coordinate plan (module docstring); the plan supplies ``system``, ``p``, ``q``,
-    ``norms_q``, ``objective``, ``psi_star_u0`` and its certificate pieces."""
+    ``norms_q``, ``objective``, ``psi_star_u0`` and its certificate pieces.
+
+    *Rounding*: the computed margins carry at most ``(d + 20)·eps·||a_i||_q·||θ||_p`` of error (the dot product, and
+    ``∇ψ*`` for p ≠ 2), which widens every interval; ``z`` is built with ``min_i a_iᵀθ`` lowered by that much, so it
+    is feasible in exact arithmetic; the gap gets the rounding of its sums (``(n + d)·eps`` relative) and an
+    allowance ``4√t·eps·||u||_q·ρ`` (``t`` coordinate steps, ``ρ`` the norm of the vectors ``u`` is kept in,
+    :meth:`rounding_scale`) for the drift of the maintained ``u`` from ``u0 + Σ a_iλ_i`` (the random-walk growth of
+    rounding errors; Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., 2002, §2.8); where the dual
+    point was repaired into the domain (the accelerated ``v``), the radius grows by ``||u' − u||_q/(p − 1)``, the
+    move of ``∇ψ*`` (``ψ*`` is ``1/(p − 1)``-smooth).
+
+    *When*: a step computes the full certificate of the state it makes at the epochs of the geometric schedule
+    (where the stop rule computes it anyway; the state keeps it, so the stop rule, the trace and the solution read
+    the same one and screening costs no product with X), screens from it (:meth:`screen`), and applies the decision
+    at the start of the next step (:meth:`apply_screen`).
+
+    *Sampling*: until something is screened the epochs draw ``n`` indices in ``[0, n)`` exactly as without
+    screening (the same iterates); after, an epoch draws ``m`` indices uniformly from the ``m`` live constraints.
+
+    The certificate is always that of the full problem (every constraint in ``max_violation`` and in the feasible
+    point, the full λ in ``D(λ)``): screening never changes what a status means. ``certificate["screened"]``
+    reports ``{"removed": k, "fixed": 0}`` (the format of ``dual-cd``; a multiplier without an upper bound is never
+    fixed)."""
 
     def screen(self, state) -> None:
         """Check ``state`` (just made, before anyone reads it): compute its full certificate (kept in
@@ -142,10 +151,15 @@ class ConstraintScreening:
 
 
 class AcceleratedScreening:
-    """The accelerated plan's screen: a restart of APCG on the live constraints (module docstring)."""
+    """The accelerated plan's screen: a restart of APCG on the live constraints.
+
+    ``dykstra-accelerated`` applies a screen by restarting Algorithm 2 (APCG) on the live constraints from the
+    certified point ``v`` (repaired, screened entries set to 0): ``ê = 0``, ``γ = 1/m``, ``π = 1``. Each restart is
+    a fresh APCG run on a problem with the same optimum, and each removes at least one constraint, so there are at
+    most ``n`` of them and the rate of the last run holds from there on."""
 
     def apply_screen(self, state):
-        """A screen applied by restarting APCG on the live constraints (module docstring): from the certified
+        """A screen applied by restarting APCG on the live constraints (the class docstring): from the certified
         point (``v``, or ``α`` with ``output="alpha"``), repaired into the domain, with the screened entries set to
         0; ``ê = 0``, ``γ = 1/m``, ``π = 1``."""
         lam, u = self.dual_point(state)

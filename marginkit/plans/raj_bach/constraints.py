@@ -31,9 +31,8 @@ falls out as its special case. A new kind of constraint is a new system; the alg
   (``h (Π_{Y_i}(m) − m)``);
 * whole epochs, which a system may run compiled: ``epoch(rule, step, idx, lam, u, q, runner)`` and
   ``apcg_epoch(Linv, idx, alpha, ehat, ua, ue, scal, q, runner, n=None)`` (``n``: how many coordinates the indices
-  are drawn from, all by default; the NumPy ones are generic over the
-  one-coordinate operations above; rows also have numba twins; ``runner`` is ``"numba"`` or ``"numpy"``, as the
-  plan's option ``compiled`` resolved);
+  are drawn from, all by default; the NumPy ones are generic over the one-coordinate operations above; rows also
+  have numba twins; ``runner`` is ``"numba"`` or ``"numpy"``, as the plan's option ``compiled`` resolved);
 * the certificate: ``rmatvec(λ) = Σ a_iλ_i``, ``check_dual(λ, name)`` (a warm start in the dual domain),
   ``repair(λ, u)`` (λ moved exactly into the dual domain, ``u`` updated), ``linear_part(λ) = −Σ σ_{Y_i}(−λ_i)``,
   ``farkas_numerator(λ, x0)`` and ``evaluate(θ, objective, a=None)`` (``primal``, ``max_violation``; for margins also a

@@ -2,10 +2,9 @@
 
 Reference: A. Raj, F. Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021)
 [RB]: §2 (Algorithms 1 and 2, Lemma 1, eqs. (5) and (8)), §2.5 (mirror descent, eq. (10)), §3 (ℓp perceptrons)
-and App. A–B. The problem (RB eq. 2) is
-``min D_ψ(θ, θ0)`` with ``ψ = ½||·||_p²`` (1 < p <= 2) subject to ``a_iᵀθ ∈ Y_i``; it covers
-:class:`~marginkit.MinNormFeasibility` (rows ``a_i = y_i x_i``, ``Y_i = [1, ∞)``, or ``a_i = x_i``,
-``Y_i = {y_i}``) and :class:`~marginkit.ProjectionOntoIntersection` (``a_i = I``, ``Y_i = K_i``).
+and App. A–B. The problem (RB eq. 2) is ``min D_ψ(θ, θ0)`` with ``ψ = ½||·||_p²`` (1 < p <= 2) subject to
+``a_iᵀθ ∈ Y_i``; it covers :class:`~marginkit.MinNormFeasibility` (rows ``a_i = y_i x_i``, ``Y_i = [1, ∞)``, or
+``a_i = x_i``, ``Y_i = {y_i}``) and :class:`~marginkit.ProjectionOntoIntersection` (``a_i = I``, ``Y_i = K_i``).
 
 **Dual, in the λ-scaling** (``λ = −α/n`` of RB's main text; RB's step ``n/L_i`` of Lemma 1 is
 ``1/L_i`` here, and RB's App. B uses this scaling):
@@ -15,43 +14,19 @@ here keeps ``u`` (the mirror point, O(d)) and ``λ`` (or the accelerated sequenc
 Gram matrix.
 
 **One iteration of the run loop is one epoch** of ``n`` coordinate updates with indices drawn uniformly (with
-replacement) by the run's NumPy generator, which the state carries; the epoch runs over the constraint-system
-protocol of :mod:`.constraints`, compiled (:mod:`.epochs_numba`, rows only) or in NumPy (:mod:`.epochs`) as the
-option ``compiled`` (``"auto"``, ``True``, ``False``) says, with the same index sequence and the same arithmetic
-up to the order of the sums.
+replacement) by the run's NumPy generator, over the constraint-system protocol of :mod:`.constraints`, compiled
+(:mod:`.epochs_numba`, rows only) or in NumPy (:mod:`.epochs`) as the option ``compiled`` says, with the same index
+sequence and the same arithmetic up to the order of the sums.
 
-**Certificate** (what ``stop`` uses, reported in ``Result.certificate``), at the dual point ``λ`` whose primal
-image ``θ(λ)`` is returned:
-
-* ``dual`` = ``D(λ)`` (λ first moved exactly into the dual domain, e.g. ``max(λ, 0)``: a rounding repair),
-* ``primal`` = the objective at a feasible point when one is at hand: for margins ``θ(λ)/min_i a_iᵀθ(λ)``
-  when ``θ(λ)`` separates, so ``duality_gap = primal − dual >= ψ(θ*) − D(λ) >= D_ψ(θ*, θ(λ))`` (RB Prop. 1);
-  for interpolation and sets no feasible point is computed and ``primal`` is the objective at ``θ(λ)``
-  itself (the ε-feasible, ε-optimal certificate that interior-point solvers and the CVXPY reference use),
-* ``max_violation`` of ``θ(λ)``;
-* ``distance_lower_bound`` = ``(−Σσ_{Y_i}(−λ_i) − ⟨Σ a_iλ_i, θ0⟩) / ||Σ a_iλ_i||_q``, a certified lower bound on
-  ``||θ − θ0||_p`` over the feasible set (weak alternative: for feasible θ,
-  ``−σ_{Y_i}(−λ_i) <= λ_iᵀa_iᵀθ``). When the constraints are infeasible the dual is unbounded, λ diverges and
-  this ratio grows without bound (RB Conclusion (2)).
-
-``optimal`` is reported when ``max_violation <= tol·violation_scale`` (1 for margins, ``|y|_∞`` for
-interpolation, ``|point|_∞`` for sets: the data's own scale) and the certified relative gap
-``|duality_gap|/dual <= tol`` with ``dual > 0`` (a certified lower bound on the optimal value; the gap at an
-infeasible θ can be negative); ``certificate["relative_gap"]`` is that number;
-``infeasible`` when a zero row carries a constraint no θ can meet (a Farkas certificate ``e_i``), or when
-``distance_lower_bound`` exceeds ``1/tol`` times the distance from ``θ0`` to the farthest single constraint set
-(the constraints are then inconsistent to relative tolerance ``tol``; for margins this is "not separable to
-tolerance tol", as for :class:`~marginkit.plans.common.margin.MarginPlan`) while ``θ(λ)`` does not separate
-*and* a rounding-level proof is found (:meth:`DualCoordinatePlan.infeasibility_proof`: an exact hull point for
-margins, a least-squares Farkas vector for interpolation, Farkas multipliers ``Σμ_i = 0``, ``−Σσ_{K_i}(−μ_i) > 0``
-for sets); without the proof that case is ``infeasible_inaccurate``.
-
-The certificate costs one product with X (measured at 20,000 x 500: 0.6 of an epoch, which reads every row
-twice); ``stop`` computes its dual half (O(n + d), enough for the infeasibility test's trigger) at every call and
-the full certificate only when the epoch's largest coordinate residual says it may succeed (see
-:meth:`DualCoordinatePlan.stop`), so the statuses are decided by the full certificate exactly as before, an epoch
-costs its ~1.7-2.1 mat-vecs only, and the stop
-may come a few epochs later than the first epoch the certificate would have accepted.
+**Certificate** (``Result.certificate``), at the dual point ``λ`` whose primal image ``θ(λ)`` is returned (each
+entry in full: :meth:`DualCoordinatePlan.stop`): ``dual = D(λ)`` (λ repaired into the dual domain); ``primal``, the
+objective at a feasible point (margins: ``θ(λ)/min_i a_iᵀθ(λ)`` when ``θ(λ)`` separates, so ``duality_gap >=
+D_ψ(θ*, θ(λ))``, RB Prop. 1) or at ``θ(λ)`` itself; ``max_violation`` of ``θ(λ)``; ``distance_lower_bound =
+(−Σσ_{Y_i}(−λ_i) − ⟨Σ a_iλ_i, θ0⟩) / ||Σ a_iλ_i||_q``, which grows without bound when the constraints are
+infeasible (RB Conclusion (2)). ``optimal`` when ``max_violation <= tol·violation_scale`` and the certified relative
+gap ``|duality_gap|/dual <= tol`` with ``dual > 0``; ``infeasible`` on a Farkas certificate or a rounding-level
+proof, ``infeasible_inaccurate`` when ``distance_lower_bound`` is too large without one. The full certificate costs
+one product with X; ``stop`` computes it only when it can decide.
 
 When the problem's CVXPY reference is already cached (``problem.reference()``), ``solution`` adds
 ``reference_gap = ψ(θ*) − D(λ)`` and ``bregman_to_reference = D_ψ(θ*, θ(λ))`` (RB Prop. 1: the latter is at
@@ -258,17 +233,48 @@ class DualCoordinatePlan(ConstraintScreening, CompiledEpochs, IterationPlan):
         return out
 
     def stop(self, state, budget, memo=None):
-        """The statuses come from the full certificate only. It costs one product with X (0.6 of an
-        epoch), so it is computed only when it can decide: ``infeasible`` needs ``distance_lower_bound``,
-        which is O(n + d) and checked at every call; ``optimal`` is tested at the epochs of the geometric
-        schedule (every epoch up to 10, then about 60 per decade: the epochs the default trace records, so that
-        run computes nothing more for it), and in between when the epoch's largest coordinate residual (returned
-        by the epoch, free) has fallen below ``check_below``, or at epoch ``check_at``. After a check that does
-        not certify ``tol``, ``check_below`` becomes the residual times the fraction of the violation/gap still
-        to remove (between 1/4 and 3/4), and ``check_at`` lies max(4, epochs/8) epochs ahead (a safeguard in
-        case the residual stalls). A residual of exactly 0 (no coordinate moved) is not checked again before
-        ``check_at``. The schedule is the stop rule's own memory (``memo.rule``, kept by the run loop), never the
-        state's, and it does not depend on what the trace records."""
+        """The statuses, from the full certificate only.
+
+        The certificate (what ``stop`` uses, reported in ``Result.certificate``), at the dual point ``λ`` whose
+        primal image ``θ(λ)`` is returned:
+
+        * ``dual`` = ``D(λ)`` (λ first moved exactly into the dual domain, e.g. ``max(λ, 0)``: a rounding repair),
+        * ``primal`` = the objective at a feasible point when one is at hand: for margins ``θ(λ)/min_i a_iᵀθ(λ)``
+          when ``θ(λ)`` separates, so ``duality_gap = primal − dual >= ψ(θ*) − D(λ) >= D_ψ(θ*, θ(λ))`` (RB Prop. 1);
+          for interpolation and sets no feasible point is computed and ``primal`` is the objective at ``θ(λ)``
+          itself (the ε-feasible, ε-optimal certificate that interior-point solvers and the CVXPY reference use),
+        * ``max_violation`` of ``θ(λ)``;
+        * ``distance_lower_bound`` = ``(−Σσ_{Y_i}(−λ_i) − ⟨Σ a_iλ_i, θ0⟩) / ||Σ a_iλ_i||_q``, a certified lower bound
+          on ``||θ − θ0||_p`` over the feasible set (weak alternative: for feasible θ,
+          ``−σ_{Y_i}(−λ_i) <= λ_iᵀa_iᵀθ``). When the constraints are infeasible the dual is unbounded, λ diverges and
+          this ratio grows without bound (RB Conclusion (2)).
+
+        ``optimal`` is reported when ``max_violation <= tol·violation_scale`` (1 for margins, ``|y|_∞`` for
+        interpolation, ``|point|_∞`` for sets: the data's own scale) and the certified relative gap
+        ``|duality_gap|/dual <= tol`` with ``dual > 0`` (a certified lower bound on the optimal value; the gap at an
+        infeasible θ can be negative); ``certificate["relative_gap"]`` is that number; ``infeasible`` when a zero
+        row carries a constraint no θ can meet (a Farkas certificate ``e_i``), or when ``distance_lower_bound``
+        exceeds ``1/tol`` times the distance from ``θ0`` to the farthest single constraint set (the constraints are
+        then inconsistent to relative tolerance ``tol``; for margins this is "not separable to tolerance tol", as
+        for :class:`~marginkit.plans.common.margin.MarginPlan`) while ``θ(λ)`` does not separate *and* a
+        rounding-level proof is found (:meth:`infeasibility_proof`: an exact hull point for margins, a
+        least-squares Farkas vector for interpolation, Farkas multipliers ``Σμ_i = 0``, ``−Σσ_{K_i}(−μ_i) > 0`` for
+        sets); without the proof that case is ``infeasible_inaccurate``.
+
+        The full certificate costs one product with X (a fraction of an epoch, which reads every row twice:
+        benchmarks/README.md, "The certificate of the Raj–Bach epochs"), so it is computed only when it can decide: its
+        dual half is O(n + d) and computed at every call, enough for the infeasibility test's trigger; the statuses are
+        still decided by the full certificate, by the rules above, an epoch costs its own mat-vecs only, and the stop
+        may come a few epochs later than the first epoch the certificate would have accepted. ``infeasible`` needs
+        ``distance_lower_bound``, which is O(n + d) and checked at every call; ``optimal`` is tested at the epochs of
+        the geometric schedule (every epoch up to 10, then about 60 per decade: the epochs the default trace records, so
+        that run computes nothing more for it), and in between when the epoch's largest coordinate residual (returned by
+        the epoch, free) has fallen below ``check_below``, or at epoch ``check_at``. After a check that does not certify
+        ``tol``, ``check_below`` becomes the residual times the fraction of the violation/gap still to remove (between
+        1/4 and 3/4), and ``check_at`` lies max(4, epochs/8) epochs ahead (a safeguard in case the residual stalls). A
+        residual of exactly 0 (no coordinate moved) is not checked again before ``check_at``. The schedule is the stop
+        rule's own memory (``memo.rule``, kept by the run loop), never the state's, and it does not depend on what the
+        trace records."""
         if len(self.system.farkas_rows):
             return "infeasible"
         rule = memo.rule if memo is not None else {}
