@@ -33,21 +33,18 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import MaxMargin
 from marginkit.catalog.hinge_data import KERNEL_SIGMA2, gaussian_clouds
 from marginkit.core.kernels import gram
 from marginkit.engine.runloop import record_schedule
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose. Final values (t = T), both algorithms, every noise.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
+# Final values (t = T), both algorithms, every noise.
 CLAIMS = [
     ("slow_schedule_slower_margin", "a large λ0 or a slow decay converges more slowly in margin: final margin gap "
      "of 100/t > 0.01/t and of 8/log t > 8/t", "§6, Figs. 4-5", "holds"),
@@ -120,17 +117,13 @@ def check_claims(out: dict) -> dict:
             "clean_no_gain": bool(no_gain)}
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=28, where_width=14)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=28, where_width=14)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     for fig_no, runs in ((4, FIG4), (5, FIG5)):
-        fig, axes = plt.subplots(len(FLIPS), 4, figsize=(18, 10), squeeze=False)
+        fig, axes = _common.figure(len(FLIPS), 4, figsize=(18, 10), squeeze=False)
         for row, flip in enumerate(FLIPS):
             for col, (alg, key) in enumerate([("Alg. 1", "margin_gap"), ("Alg. 2", "margin_gap"),
                                               ("Alg. 1", "test_error"), ("Alg. 2", "test_error")]):
@@ -143,10 +136,8 @@ def plot(out: dict, path: str) -> None:
                 ax.set(title=f"{alg}, {key.replace('_', ' ')}, {int(100 * flip)}% flipped", xlabel="iteration t")
                 if row == 0 and col == 0:
                     ax.legend(fontsize=7)
-        fig.suptitle(f"Apidopoulos et al. Fig. {fig_no} (margin gap against the certified bound γ̂)")
-        fig.tight_layout()
-        fig.savefig(path.replace(".png", f"_fig{fig_no}.png"), dpi=90)
-        plt.close(fig)
+        _common.save(fig, path.replace(".png", f"_fig{fig_no}.png"), dpi=90,
+                     title=f"Apidopoulos et al. Fig. {fig_no} (margin gap against the certified bound γ̂)")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -162,19 +153,12 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
             c1, c2 = out["curves"][flip]["Alg. 1"][label], out["curves"][flip]["Alg. 2"][label]
             print(f"{label:10s} {c1['margin_gap'][-1]:11.3e} {c2['margin_gap'][-1]:11.3e} "
                   f"{c1['test_error'][-1]:15.3f} {c2['test_error'][-1]:15.3f}")
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "apidopoulos_kernel_noise.png")
-    plot(out, out["png"])
+    _claims.report(out, check_claims, claims_table)
+    _common.write_figure(out, plot, outdir, "apidopoulos_kernel_noise.png", wrote=None)
     out["pngs"] = [out["png"].replace(".png", f"_fig{k}.png") for k in (4, 5)]
     print(f"wrote {', '.join(out['pngs'])}")
     return out
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="200 points and T = 400 instead of 1200 and 2000")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "200 points and T = 400 instead of 1200 and 2000")

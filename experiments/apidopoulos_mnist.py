@@ -30,19 +30,15 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import MaxMargin
 from marginkit import datasets as ds
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
 CLAIMS = [
     ("alg2_fastest_margin", "Algorithm 2 has the fastest margin convergence: the smallest margin gap at T of the four "
      "methods, on every pair", "§6, Fig. 6", "holds"),
@@ -71,8 +67,7 @@ def run(quick: bool = False) -> dict:
         problem = MaxMargin(X, y)
         margins[(a, b)] = problem.reference().margin   # cached: the traces get margin gaps against it
         curves[(a, b)] = {}
-        for label, method, params in METHODS:
-            res = problem.solve(method, max_iter=T, tol=0.0, keep_iterates=True, **params)
+        for label, res in _common.solve_each(problem, METHODS, max_iter=T, tol=0.0, keep_iterates=True):
             tr = res.trace
             err = [float(np.mean(np.sign(X_test @ w) != y_test)) for w in tr.iterates]
             # the absolute gap γ* − γ(w_t), as the paper plots it (the trace's bare margin_gap is relative)
@@ -94,16 +89,12 @@ def check_claims(out: dict) -> dict:
             "ngd_worst_test_error": bool(worst)}
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=22, where_width=12)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=22, where_width=12)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, len(PAIRS), figsize=(15, 7), squeeze=False)
+    fig, axes = _common.figure(2, len(PAIRS), figsize=(15, 7), squeeze=False)
     for col, pair in enumerate(PAIRS):
         for (label, c), color in zip(out["curves"][pair].items(), COLORS):
             axes[0, col].loglog(c["t"][1:], np.maximum(c["margin_gap"][1:], 1e-12), color=color, label=label)
@@ -111,10 +102,7 @@ def plot(out: dict, path: str) -> None:
         axes[0, col].set(title=f"MNIST {pair[0]} vs {pair[1]}: margin gap", xlabel="iteration t")
         axes[1, col].set(title=f"MNIST {pair[0]} vs {pair[1]}: test error", xlabel="iteration t")
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle("Apidopoulos et al. Fig. 6 (linear reproduction)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _common.save(fig, path, dpi=100, title="Apidopoulos et al. Fig. 6 (linear reproduction)")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -126,18 +114,9 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
         print(f"{'method':24s} {'margin gap T':>13s} {'test error T':>13s} {'best test error':>16s}")
         for label, c in out["curves"][pair].items():
             print(f"{label:24s} {c['margin_gap'][-1]:13.3e} {c['test_error'][-1]:13.4f} {c['test_error'].min():16.4f}")
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "apidopoulos_mnist.png")
-    plot(out, out["png"])
-    print(f"wrote {out['png']}")
-    return out
+    _claims.report(out, check_claims, claims_table)
+    return _common.write_figure(out, plot, outdir, "apidopoulos_mnist.png", wrote="wrote")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="150 images per digit and T = 500")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "150 images per digit and T = 500")

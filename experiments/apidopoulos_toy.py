@@ -22,18 +22,14 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 import marginkit.catalog as catalog
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
 CLAIMS = [
     ("lines_overlap", "every run reaches w*: ||w_t/||w_t|| - w*/||w*|||| <= 1e-2 at t = 1000, the lines overlap",
      "§6, Fig. 2", "holds"),
@@ -52,10 +48,7 @@ COLORS = ["green", "red", "magenta", "blue"]
 EARLY = 100
 
 
-def at(curve: dict, key: str, t: int) -> float:
-    """``curve[key]`` at iteration ``t`` (the last value if the run stopped before ``t``: with ``tol=0`` a run
-    stops only when its certificate reaches machine precision)."""
-    return float(curve[key][np.searchsorted(curve["t"], t, side="right") - 1])
+at = _common.last_at   # at(curve, key, t): ``curve[key]`` at iteration ``t`` (the last value if the run stopped before)
 
 
 def run(quick: bool = False) -> dict:
@@ -64,9 +57,8 @@ def run(quick: bool = False) -> dict:
     ref = problem.reference()   # cached: the results' traces get margin/angle gaps and ||w_t − w*||
     T = 1000 if quick else 3000
     curves = {}
-    for label, method, params in RUNS:
-        res = problem.solve(method, schedule="inverse", lambda0=4.0, max_iter=T, tol=0.0, trace=1,
-                            keep_iterates=True, **params)
+    for label, res in _common.solve_each(problem, RUNS, schedule="inverse", lambda0=4.0, max_iter=T, tol=0.0, trace=1,
+                                         keep_iterates=True):
         tr = res.trace
         angle = tr["angle_gap"]
         curves[label] = {"t": tr["iteration"], "error": tr["dist_to_opt"], "margin_gap": tr["margin_gap_abs"],
@@ -88,16 +80,12 @@ def check_claims(out: dict) -> dict:
     }
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=22, where_width=12)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=22, where_width=12)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 5, figsize=(22, 4))
+    fig, axes = _common.figure(1, 5, figsize=(22, 4))
     X, y = out["X"], out["y"]
     ax = axes[0]
     ax.scatter(X[:, 0], X[:, 1], c=np.where(y > 0, "tab:orange", "tab:cyan"), s=12)
@@ -114,9 +102,7 @@ def plot(out: dict, path: str) -> None:
             t, v = c["t"][1:], np.abs(c[key][1:])
             ax.loglog(t, np.maximum(v, 1e-17), color=color, label=label)
         ax.set(title=title, xlabel="iteration t")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110)
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -129,18 +115,9 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
     for label, c in out["curves"].items():
         print(f"{label:14s} {at(c, 'error', EARLY):15.3e} {at(c, 'error', 1000):16.3e} {c['error'][-1]:10.3e} "
               f"{c['normalized_error'][-1]:17.3e} {c['margin_gap'][-1]:13.3e} {c['angle_gap'][-1]:12.3e}")
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "apidopoulos_toy.png")
-    plot(out, out["png"])
-    print(f"wrote {out['png']}")
-    return out
+    _claims.report(out, check_claims, claims_table)
+    return _common.write_figure(out, plot, outdir, "apidopoulos_toy.png", wrote="wrote")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="T = 1000 instead of 3000")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "T = 1000 instead of 3000")

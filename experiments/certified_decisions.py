@@ -37,10 +37,9 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
+
+import _common  # experiments/_common.py, beside this script
 
 import marginkit as mk
 from marginkit.api.datasets import load_mnist
@@ -122,13 +121,10 @@ def table(out: dict) -> str:
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = out["course"]["rows"]
     ep = [0] + [r["epochs"] for r in rows]
     col = {k: [0.0] + [r[k] for r in rows] for k in ("removed", "fixed", "certified")}
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13.5, 4.6))
+    fig, (ax, bx) = _common.figure(1, 2, figsize=(13.5, 4.6))
     ax.step(ep, np.add(col["removed"], col["fixed"]), where="post", color="k", label="screened (removed + fixed)")
     ax.step(ep, col["removed"], where="post", color="tab:blue", ls="--", label="removed: proven a*_i = 0")
     ax.step(ep, col["fixed"], where="post", color="tab:orange", ls="--", label="fixed: proven a*_i = C")
@@ -165,26 +161,16 @@ def plot(out: dict, path: str) -> None:
     bx.set_title("certified test error along C: marginkit.path(..., validation=(X_test, y_test))", fontsize=10)
     bx.legend(fontsize=8)
     size = "--quick run" if out["quick"] else "full run"
-    fig.suptitle(f"What the certificate decides: MNIST {DIGITS[0]} vs {DIGITS[1]}, raw pixels/255 ({size})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110,
+                 title=f"What the certificate decides: MNIST {DIGITS[0]} vs {DIGITS[1]}, raw pixels/255 ({size})")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
     """Run both panels, print the table; write ``certified_decisions.png`` to ``outdir``."""
     out = run(quick=quick)
     print(table(out))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "certified_decisions.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    return _common.write_figure(out, plot, outdir, "certified_decisions.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="250 images per digit and 8 values of C (seconds)")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "250 images per digit and 8 values of C (seconds)")

@@ -43,11 +43,11 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
 import warnings
 
 import numpy as np
+
+import _common  # experiments/_common.py, beside this script
 
 import marginkit as mk
 from marginkit.api.datasets import breast_cancer
@@ -126,13 +126,9 @@ def table(rows) -> str:
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     names = list(dict.fromkeys(r["model"] for r in out["rows"]))
-    fig, axes = plt.subplots(1, len(DATASETS), figsize=(7.0 * len(DATASETS), 0.55 * len(names) + 1.6),
-                             sharey=True, squeeze=False)
-    for ax, data in zip(axes[0], DATASETS):
+    fig, panels = _common.panel_row(list(DATASETS), 7.0, 0.55 * len(names) + 1.6, sharey=True)
+    for ax, data in panels:
         rows = {r["model"]: r for r in out["rows"] if r["data"] == data}
         gaps = [max(rows[m]["certified_gap"], 1e-16) if m in rows else np.nan for m in names]
         ypos = np.arange(len(names))
@@ -150,29 +146,18 @@ def plot(out: dict, path: str) -> None:
         ax.set_yticks(ypos, names, fontsize=8)
         ax.set_xlabel("certified relative gap (P(w,b) - D)/D (dashed: tol 1e-6)")
         ax.set_title(f"breast cancer, {data} (b* = {next(iter(rows.values()))['b_star']:.3g})")
-    axes[0][0].invert_yaxis()   # once: the panels share the y axis
+    panels[0][0].invert_yaxis()   # once: the panels share the y axis
     size = "--quick run: skglm's max_epochs capped at 1,000" if out["quick"] else "full run"
-    fig.suptitle(f"marginkit.certify on other libraries' SVMs, C = 1, free intercept ({size})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110,
+                 title=f"marginkit.certify on other libraries' SVMs, C = 1, free intercept ({size})")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
     """Fit, certify and print the table; write ``certify_other_solvers.png`` to ``outdir``."""
     out = run(quick=quick)
     print(table(out["rows"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "certify_other_solvers.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    return _common.write_figure(out, plot, outdir, "certify_other_solvers.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="skglm's max_epochs capped at 1,000 (seconds, not a "
-                                                             "minute, on the raw data)")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "skglm's max_epochs capped at 1,000 (seconds, not a minute, on the raw data)")

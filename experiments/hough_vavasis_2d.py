@@ -17,19 +17,15 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import EllipsoidSeparation
 from marginkit.api.datasets import ellipses_2d
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
 CLAIMS = [
     ("no_false_separator", "no separator is reported at a distance where the CVXPY reference finds the ellipses "
      "non-separable", "§4.1, Thm. 2.2", "holds"),
@@ -81,29 +77,20 @@ def check_claims(out: dict) -> dict:
             "iterations_fall_with_distance": bool(fall)}
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=29, where_width=14)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=29, where_width=14)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    seeds = list(out["seeds"])
-    fig, axes = plt.subplots(1, len(seeds), figsize=(4.5 * len(seeds), 3.6), squeeze=False)
-    for ax, seed in zip(axes[0], seeds):
+    fig, panels = _common.panel_row(list(out["seeds"]), 4.5, 3.6)
+    for ax, seed in panels:
         s = out["seeds"][seed]
         ax.plot(out["distances"], s["iterations"], "o", ms=3)
         ax.axvline(s["first_separable"], color="red", ls="--", label=f"first separable d = {s['first_separable']:.2f}")
-        ax.set_xlabel("distance d of the centres (±d, 0)")
-        ax.set_ylabel("FISTA iterations to a separator")
-        ax.set_title(f"seed {seed}")
+        ax.set(xlabel="distance d of the centres (±d, 0)", ylabel="FISTA iterations to a separator",
+               title=f"seed {seed}")
         ax.legend(fontsize=8)
-    fig.suptitle("ESP in 2-D (Hough & Vavasis Figure 3)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110, title="ESP in 2-D (Hough & Vavasis Figure 3)")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -114,18 +101,9 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
         print(f"{'distance':>10} {'separable':>10} {'iterations':>11}")
         for dist, sep, it in zip(out["distances"], s["separable"], s["iterations"]):
             print(f"{dist:>10.2f} {str(bool(sep)):>10} {'-' if np.isnan(it) else int(it):>11}")
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "hough_vavasis_2d.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    _claims.report(out, check_claims, claims_table)
+    return _common.write_figure(out, plot, outdir, "hough_vavasis_2d.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one seed, 25 distances")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "one seed, 25 distances")

@@ -18,17 +18,13 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import EllipsoidSeparation
 from marginkit.api.datasets import mnist_ellipsoids
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
 CLAIMS = [
     ("early_certifies", "test (28) certifies a separator (status optimal, positive margin) on every instance within "
      "30 iterations (paper: 1-24)", "§4.1, Tables 1, 3", "holds"),
@@ -94,16 +90,12 @@ def check_claims(out: dict) -> dict:
     }
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=16, where_width=18)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=16, where_width=18)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = _common.figure(1, 2, figsize=(11, 4))
     rows = out["balanced"]
     cols = [r["columns"] for r in rows]
     for key, label, style in (("early", "early stop (28)", "o-"), ("tol", "tolerance 1e-6", "s-")):
@@ -112,15 +104,9 @@ def plot(out: dict, path: str) -> None:
     timed = [r for r in rows if r["cvxpy_status"] != "-"]
     axes[1].plot([r["columns"] for r in timed], [r["cvxpy_seconds"] for r in timed], "^--", label="CVXPY (Clarabel)")
     for ax, ylabel in zip(axes, ("iterations", "seconds")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("columns of the operator A: (j + l)(d + 1)")
-        ax.set_ylabel(ylabel)
+        ax.set(xscale="log", yscale="log", xlabel="columns of the operator A: (j + l)(d + 1)", ylabel=ylabel)
         ax.legend()
-    fig.suptitle("ESP on MNIST 0 vs 1, balanced (Hough & Vavasis Table 1)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110, title="ESP on MNIST 0 vs 1, balanced (Hough & Vavasis Table 1)")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -129,18 +115,9 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
     print(table(out["balanced"], "Table 1 (balanced): ESP-FISTA early stop vs tolerance stop"))
     print()
     print(table(out["unbalanced"], "Table 3 (unbalanced)"))
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "hough_vavasis_esp_mnist.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    _claims.report(out, check_claims, claims_table)
+    return _common.write_figure(out, plot, outdir, "hough_vavasis_esp_mnist.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes (seconds)")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "small sizes (seconds)")

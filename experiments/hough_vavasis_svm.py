@@ -26,20 +26,17 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
 import time
 
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import PerturbedSVMDual
 from marginkit.api.datasets import a9a_like, breast_cancer
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
 CLAIMS = [
     ("paper_accuracy", "breast cancer: early-stopped FISTA has the paper's training accuracy 0.986 (within 0.005)",
      "§4.2, Table 2", "holds"),
@@ -123,47 +120,28 @@ def check_claims(out: dict) -> dict:
     }
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=22, where_width=14)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=22, where_width=14)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    names = list(out["curves"])
-    fig, axes = plt.subplots(1, len(names), figsize=(5.5 * len(names), 3.8), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    fig, panels = _common.panel_row(list(out["curves"]), 5.5, 3.8)
+    for ax, name in panels:
         c = out["curves"][name]
         ax.semilogy(c["iteration"][1:], c["gradient_mapping"][1:])
         ax.axhline(c["early_value"], color="k", ls="--", label=f"early stop (k = {c['early_iteration']})")
-        ax.set_xlabel("iteration k")
-        ax.set_ylabel("gradient mapping ||y_k - r_{k+1}||")
-        ax.set_title(name)
+        ax.set(xlabel="iteration k", ylabel="gradient mapping ||y_k - r_{k+1}||", title=name)
         ax.legend()
-    fig.suptitle("Perturbed SVM dual by V-FISTA (Hough & Vavasis Figure 4)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110, title="Perturbed SVM dual by V-FISTA (Hough & Vavasis Figure 4)")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
     """Run Table 2 and Figure 4, print the table and the claims, write ``hough_vavasis_svm.png`` to ``outdir``."""
     out = run(quick=quick)
     print(table(out["rows"]))
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "hough_vavasis_svm.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    _claims.report(out, check_claims, claims_table)
+    return _common.write_figure(out, plot, outdir, "hough_vavasis_svm.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a9a-like with n = 1500, short curves")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "a9a-like with n = 1500, short curves")

@@ -35,10 +35,10 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
+
+import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import MaxMargin
 from marginkit import datasets as ds
@@ -76,10 +76,7 @@ def data(seed: int = 0):
     return X / scale, y, X_test / scale, y_test
 
 
-def at(curve: dict, key: str, t: int) -> float:
-    """The recorded value of ``key`` at the first recorded iteration ``>= t``."""
-    i = min(int(np.searchsorted(curve["t"], t)), len(curve["t"]) - 1)
-    return float(curve[key][i])
+at = _common.first_at   # at(curve, key, t): the recorded value of ``key`` at the first recorded iteration ``>= t``
 
 
 def run(quick: bool = False) -> dict:
@@ -88,8 +85,7 @@ def run(quick: bool = False) -> dict:
     problem = MaxMargin(X, y)
     ref = problem.reference()
     curves = {}
-    for label, method, params in METHODS:
-        res = problem.solve(method, max_iter=T, tol=0.0, test_set=(X_test, y_test), **params)
+    for label, res in _common.solve_each(problem, METHODS, max_iter=T, tol=0.0, test_set=(X_test, y_test)):
         tr = res.trace
         curves[label] = {"t": np.asarray(tr["iteration"]), "test_error": np.asarray(tr["test_error"]),
                          "margin": np.asarray(tr["margin"])}
@@ -113,18 +109,13 @@ def check(out: dict) -> dict:
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = _common.figure(figsize=(7, 4.5))
     for (label, c), color in zip(out["curves"].items(), COLORS):
         ax.semilogx(c["t"][1:], c["test_error"][1:], color=color, label=label)
     ax.set(xlabel="iteration t", ylabel="test error",
            title=f"JST Fig. 2: MNIST 3 vs 5 (non-separable; n = {out['n']}, d = {out['d']})")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _common.save(fig, path, dpi=100)
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -137,22 +128,10 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
     for label, c in out["curves"].items():
         vals = [at(c, "test_error", t) for t in (10, 100, out["T"])] + [float(c["test_error"].min())]
         print(f"{label:32s} " + " ".join(f"{v:7.4f}" for v in vals))
-    out["claims"] = check(out)
-    for key, ok in out["claims"].items():
-        print(f"[{'holds' if ok else 'FAILS'}] {CLAIMS[key]}")
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "jst_fig2.png")
-    plot(out, out["png"])
-    print(f"wrote {out['png']}")
-    if quick:
-        failed = [k for k, ok in out["claims"].items() if not ok]
-        assert not failed, f"claims not reproduced: {failed}"
-    return out
+    _claims.state(out, check, CLAIMS)
+    _common.write_figure(out, plot, outdir, "jst_fig2.png", wrote="wrote")
+    return _claims.assert_all_hold(out) if quick else out
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="T = 1,000 and assert the claims")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "T = 1,000 and assert the claims")

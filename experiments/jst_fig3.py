@@ -42,10 +42,10 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
+
+import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import MaxMargin
 from marginkit import datasets as ds
@@ -106,9 +106,7 @@ def data(quick: bool = False, seed: int = 0):
     return problem, (rows[n_train:], y[n_train:])
 
 
-def at(curve: dict, key: str, t: int) -> float:
-    i = min(int(np.searchsorted(curve["t"], t)), len(curve["t"]) - 1)
-    return float(curve[key][i])
+at = _common.first_at   # at(curve, key, t): the recorded value of ``key`` at the first recorded iteration ``>= t``
 
 
 def run(quick: bool = False) -> dict:
@@ -138,10 +136,7 @@ def check(out: dict) -> dict:
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = _common.figure(1, 2, figsize=(12, 4.5))
     for (label, c), color in zip(out["curves"].items(), COLORS):
         axes[0].semilogx(c["t"][1:], c["margin"][1:], color=color, label=label)
         axes[1].semilogx(c["t"][1:], c["test_error"][1:], color=color, label=label)
@@ -152,11 +147,8 @@ def plot(out: dict, path: str) -> None:
     axes[0].set(xlabel="iteration t", ylabel="margin γ(w_t)", title="(a) margin")
     axes[1].set(xlabel="iteration t", ylabel="test error", title="(b) test error")
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"JST Fig. 3: NTK (width {WIDTH}) of MNIST digits 0-4 vs 5-9, n = {out['n']}; "
-                 "n kernel evaluations per iteration")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _common.save(fig, path, dpi=100, title=f"JST Fig. 3: NTK (width {WIDTH}) of MNIST digits 0-4 vs 5-9, "
+                                           f"n = {out['n']}; n kernel evaluations per iteration")
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -169,22 +161,10 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
     for label, c in out["curves"].items():
         vals = [at(c, "margin", t) for t in (T // 100, T // 10, T)]
         print(f"{label:30s} {vals[0]:13.4e} {vals[1]:12.4e} {vals[2]:10.4e} {at(c, 'test_error', T):13.4f}")
-    out["claims"] = check(out)
-    for key, ok in out["claims"].items():
-        print(f"[{'holds' if ok else 'FAILS'}] {CLAIMS[key]}")
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "jst_fig3.png")
-    plot(out, out["png"])
-    print(f"wrote {out['png']}")
-    if quick:
-        failed = [k for k, ok in out["claims"].items() if not ok]
-        assert not failed, f"claims not reproduced: {failed}"
-    return out
+    _claims.state(out, check, CLAIMS)
+    _common.write_figure(out, plot, outdir, "jst_fig3.png", wrote="wrote")
+    return _claims.assert_all_hold(out) if quick else out
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="500 training images, T = 2,000, assert the claims")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "500 training images, T = 2,000, assert the claims")

@@ -31,10 +31,9 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
+
+import _common  # experiments/_common.py, beside this script
 
 import marginkit.catalog as catalog
 
@@ -50,7 +49,7 @@ def curve(res, plan) -> dict:
 
 
 def at(c: dict, key: str, T: float) -> float:
-    return float(c[key][np.searchsorted(c["T"], T, side="right") - 1])
+    return _common.last_at(c, key, T, time="T")
 
 
 def run(quick: bool = False) -> dict:
@@ -89,9 +88,7 @@ def claims(out: dict) -> dict:
 
 
 def plot(out: dict, path: str) -> None:
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(15, 4.2))
-    axes = fig.subplots(1, 3)
+    fig, axes = _common.figure(1, 3, figsize=(15, 4.2))
     keys = [("error", "||w̃ − w*||"), ("angle_gap", "angle gap"), ("margin_gap", "margin gap")]
     for ax, (key, name) in zip(axes, keys):
         for label, c in out["curves"].items():
@@ -99,8 +96,7 @@ def plot(out: dict, path: str) -> None:
         ax.axvline(out["T_below"], color="0.6", ls=":", lw=1, label="λ_k < λ*")
         ax.set(title=f"Fig. 5 (toy-2d): {name}", xlabel="subgradient evaluations T")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    _common.save(fig, path, dpi=100)
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -118,16 +114,8 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
     print("\nclaims:")
     for name, ok in out["claims"].items():
         print(f"  {name}: {'holds' if ok else 'FAILS'}")
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "molitor_fig5.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    return _common.write_figure(out, plot, outdir, "molitor_fig5.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="T = 20,000 instead of 100,000")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "T = 20,000 instead of 100,000")

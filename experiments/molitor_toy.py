@@ -34,20 +34,18 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
 import warnings
 
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 import marginkit.catalog as catalog
 from marginkit.core.linalg import spectral_norm_sq
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose. Values at the budget T.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
+# Values at the budget T.
 CLAIMS = [
     ("fig2_intermediate_c", "an intermediate stage growth gives the smallest error: c = 8 beats c = 4 and c = 64",
      "§5, Fig. 2", "holds"),
@@ -93,7 +91,7 @@ def curve(res) -> dict:
 
 
 def at(c: dict, key: str, T: int) -> float:
-    return float(c[key][np.searchsorted(c["T"], T, side="right") - 1])
+    return _common.last_at(c, key, T, time="T")
 
 
 def run(quick: bool = False) -> dict:
@@ -132,16 +130,12 @@ def check_claims(out: dict) -> dict:
     }
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=26, where_width=11)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=26, where_width=11)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(3, 3, figsize=(15, 11))
+    fig, axes = _common.figure(3, 3, figsize=(15, 11))
     keys = [("error", "||w - w*||"), ("angle_gap", "angle gap"), ("margin_gap", "margin gap")]
     rows = [("fig2", "Fig. 2 (toy-2d), stage growth c", {c: f"c = {c:g}" for c in GROWTHS}),
             ("fig3", "Fig. 3 (toy-2d)", None), ("fig4", "Fig. 4 (2nd coordinate x20)", None)]
@@ -153,9 +147,7 @@ def plot(out: dict, path: str) -> None:
                           label=labels[label] if labels else label)
             ax.set(title=f"{title}: {name}", xlabel="subgradient evaluations T")
             ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _common.save(fig, path, dpi=100)
 
 
 def main(quick: bool = False, outdir: str = ".") -> dict:
@@ -173,18 +165,9 @@ def main(quick: bool = False, outdir: str = ".") -> dict:
         for label, cur in out[fig_key].items():
             print(f"  {label:12s} {cur['error'][-1]:10.2e} {cur['angle_gap'][-1]:10.2e} {cur['margin_gap'][-1]:11.2e} "
                   f"{cur['margin_gap'][-1] / gamma:11.2e}")
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, "molitor_toy.png")
-    plot(out, out["png"])
-    print(f"\nwrote {out['png']}")
-    return out
+    _claims.report(out, check_claims, claims_table)
+    return _common.write_figure(out, plot, outdir, "molitor_toy.png")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="T = 20,000 instead of 100,000")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
-    main(quick=args.quick, outdir=args.outdir)
+    _common.cli(main, __doc__, "T = 20,000 instead of 100,000")

@@ -23,20 +23,17 @@ Run::
 """
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 
 import numpy as np
 
 import _claims  # experiments/_claims.py, beside this script
+import _common  # experiments/_common.py, beside this script
 
 from marginkit import MinNormFeasibility
 from marginkit.catalog.raj_bach_data import SETTINGS, generate, sizes
 
-# The paper's claims checked here, one line each: (id, claim, where in the paper, expectation). "holds": reproduced
-# and asserted on the --quick run; "full size only: <why>": asserted on the full run (slow test); "not reproduced:
-# <why>": the paper's claim, stated and reported FAIL on purpose.
+# The paper's claims checked here, one line each (the rows and their expectations: experiments/_claims.py).
 CLAIMS = [
     ("acc_fewest_train", "accelerated coordinate ascent makes the fewest training mistakes: over the second half "
      "of the run (mean) and at the end (ties allowed)", "§4, Figs. 1a, 2a", "holds"),
@@ -89,16 +86,12 @@ def check_claims(out: dict) -> dict:
     }
 
 
-def claims_table(verdicts: dict) -> str:
-    """:data:`CLAIMS` with their verdicts (:func:`_claims.claims_table`)."""
-    return _claims.claims_table(CLAIMS, verdicts, key_width=20, where_width=16)
+# claims_table(verdicts): :data:`CLAIMS` with their verdicts, as main prints them
+claims_table = _claims.table_for(CLAIMS, key_width=20, where_width=16)
 
 
 def plot(out: dict, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = _common.figure(1, 2, figsize=(11, 4))
     for label, c in out["curves"].items():
         for ax, key in zip(axes, ("train", "test")):
             ax.plot(c["steps"], c[key], label=label, lw=2 if label == ACCELERATED else 1.2)
@@ -108,10 +101,8 @@ def plot(out: dict, path: str) -> None:
         ax.set_ylabel(f"number of {what} mistakes")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"Raj & Bach §4, {out['setting']} setting: n={out['n']}, d={out['d']}, p={out['p']:.4g}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _common.save(fig, path, dpi=110,
+                 title=f"Raj & Bach §4, {out['setting']} setting: n={out['n']}, d={out['d']}, p={out['p']:.4g}")
 
 
 def main(setting: str = "l2", quick: bool = False, outdir: str = ".") -> dict:
@@ -120,9 +111,7 @@ def main(setting: str = "l2", quick: bool = False, outdir: str = ".") -> dict:
     if setting not in SETTINGS:
         raise ValueError(f"setting must be one of {SETTINGS}; got {setting!r}")
     out = run(setting, quick=quick)
-    os.makedirs(outdir, exist_ok=True)
-    out["png"] = os.path.join(outdir, f"raj_bach_{setting}.png")
-    plot(out, out["png"])
+    _common.write_figure(out, plot, outdir, f"raj_bach_{setting}.png", wrote=None)
     first = next(iter(out["curves"].values()))
     checkpoints = [k for k in (1, 3, 10, len(first["steps"]) - 1) if k < len(first["steps"])]
     print(f"Raj & Bach §4, {setting} setting (n={out['n']}, d={out['d']}, p={out['p']:.4g}): "
@@ -131,18 +120,14 @@ def main(setting: str = "l2", quick: bool = False, outdir: str = ".") -> dict:
     for label, c in out["curves"].items():
         cells = "".join(f"{int(c['train'][k]):>7d}/{int(c['test'][k]):<6d}" for k in checkpoints)
         print(f"{label:40s}{cells}{c['time']:>9.2f}")
-    out["claims"] = check_claims(out)
-    print("\n" + claims_table(out["claims"]))
+    _claims.report(out, check_claims, claims_table)
     print(f"figure: {out['png']}")
     return out
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--setting", choices=SETTINGS + ("both",), default="both")
-    parser.add_argument("--quick", action="store_true", help="reduced size (n=200, d=400, 15 epochs)")
-    parser.add_argument("--outdir", default=".")
-    args = parser.parse_args()
+    args = _common.parser(__doc__, "reduced size (n=200, d=400, 15 epochs)",
+                          setting=dict(choices=SETTINGS + ("both",), default="both")).parse_args()
     for s in (SETTINGS if args.setting == "both" else (args.setting,)):
         main(s, quick=args.quick, outdir=args.outdir)
     sys.exit(0)
