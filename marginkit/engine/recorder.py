@@ -108,7 +108,7 @@ class Recorder:
         self.due = record_schedule(opts.trace, opts.max_iter)
         self.probe = make_probe(getattr(plan, "origin", plan.form), opts.test_set)
         self.trace = Trace(keep_iterates=self.keep)
-        self.log = _Log(plan.name, plan.log_columns) if opts.verbose else None
+        self.log = _Log(plan.method, plan.log_columns) if opts.verbose else None
         self.log_due = record_schedule("geometric") if opts.verbose else None
         self.logged = -1      # the last iteration printed (each row once)
         self.paused = 0.0
