@@ -1,5 +1,5 @@
 """The polish rows: ``dual-cd`` and ``dual-cd-bias`` with their restricted interior-point polish (option ``polish``,
-:mod:`marginkit.plans.raj_bach.polish`) against ``polish=False``, each to a certified relative gap of 1e-6; the ratio
+:mod:`marginkit.plans.svm_cd.polish`) against ``polish=False``, each to a certified relative gap of 1e-6; the ratio
 is the worse of the two methods.
 
 * ``polish-raw``: raw dense features, Gaussian times gamma(0.5, 10) column scales, 5 % flipped labels

@@ -30,7 +30,7 @@ def test_raw_features_go_to_the_interior_point_method():
 
 
 def test_well_conditioned_sparse_data_go_to_coordinate_descent_and_fall_back_on_budget(monkeypatch):
-    from marginkit.plans.raj_bach.svm_coordinate import DualCoordinateDescent
+    from marginkit.plans.svm_cd.svm_coordinate import DualCoordinateDescent
     X, y = _unit_sparse(30_000, 200, 0.01)
     P = mk.SoftMarginSVM(X, y, C=1.0, bias=False)
     c = costs(P)
@@ -183,7 +183,7 @@ class _State:
 
 def _probe(t_ipm):
     """A probe reading the gaps as the coordinate plans do (their relative_gap needs no plan state)."""
-    from marginkit.plans.raj_bach.gap import DualityGapPlan
+    from marginkit.plans.svm_cd.gap import DualityGapPlan
     return choice.Probe(t_ipm, lambda st: DualityGapPlan.relative_gap(None, st))
 
 
@@ -244,7 +244,7 @@ def test_auto_keeps_dual_cd_bias_whose_gap_rises_and_falls_back(monkeypatch):
 
 
 def test_the_probe_waits_for_the_plans_polish_where_it_fits_in_the_budget():
-    from marginkit.plans.raj_bach.gap import DualityGapPlan
+    from marginkit.plans.svm_cd.gap import DualityGapPlan
     gap_of = lambda st: DualityGapPlan.relative_gap(None, st)   # noqa: E731
     slow = [_State(0.05, 2.0, 1.0, 1), _State(0.2, 1.5, 1.0, 2)]  # a rate that stops a probe without a polish
     for eta, stops in ((0.5, False), (0.9, True)):               # the polish done by 0.7, or only by 1.1 > T_ipm

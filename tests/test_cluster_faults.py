@@ -85,7 +85,7 @@ def in_process_cluster(timeout):
 def _warm_up():
     """Load CoCoA+'s compiled local round (numba's cache, or a compile on a cold one): on a loaded machine the first
     round would otherwise spend most of a test's time limit on it."""
-    from marginkit.plans.raj_bach.svm_coordinate import compiled_round
+    from marginkit.plans.common.coordinate_round import compiled_round
     compiled_round()
 
 

@@ -1,4 +1,5 @@
-"""CoCoA+ (``dual-cd`` on a row-chunked dask X; marginkit/plans/raj_bach/cocoa.py) on the threaded scheduler.
+"""CoCoA+ (``dual-cd`` on a row-chunked dask X; marginkit/plans/svm_cd/cocoa.py over plans/common/cocoa.py) on the
+threaded scheduler.
 
 CoCoA+ does not follow the single-process iterates: it is checked against its certificate. The primal is 1-strongly
 convex, so ``½||w − w*||² <= P(w) − P* <= P(w) − D(a)`` bounds its distance to the NumPy ``dual-cd`` / CVXPY solution;

@@ -28,7 +28,7 @@ def client():
 
 
 def _warm_up():
-    from marginkit.plans.raj_bach.svm_coordinate import compiled_round
+    from marginkit.plans.common.coordinate_round import compiled_round
     compiled_round()
 
 

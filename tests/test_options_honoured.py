@@ -75,9 +75,9 @@ def _raw_svm(seed):
 
 
 def test_tol_zero_reaches_the_polish_rule_without_dividing_by_zero(monkeypatch):
-    """The polish of ``dual-cd`` extrapolates the rate to ``tol`` (engine.choice.work_to_tol): at ``tol=0`` that
+    """The polish of ``dual-cd`` extrapolates the rate to ``tol`` (core.costs.work_to_tol): at ``tol=0`` that
     divided by zero. Here the rule is reached (spied) and the run goes on to its budget."""
-    from marginkit.plans.raj_bach import polish
+    from marginkit.plans.svm_cd import polish
     seen = []
     original = polish.work_to_tol
     monkeypatch.setattr(polish, "work_to_tol", lambda *a: seen.append(a[-1]) or original(*a))

@@ -1,12 +1,12 @@
-"""Claims of ``dual-cd``'s restricted interior-point polish (option ``polish``, marginkit/plans/raj_bach/polish.py)."""
+"""Claims of ``dual-cd``'s restricted interior-point polish (option ``polish``, marginkit/plans/svm_cd/polish.py)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import marginkit as mk
 from marginkit import ProblemError
-from marginkit.plans.raj_bach import polish as polish_module
-from marginkit.plans.raj_bach import svm_coordinate
+from marginkit.plans.svm_cd import polish as polish_module
+from marginkit.plans.svm_cd import svm_coordinate
 
 numba_only = pytest.mark.skipif(not svm_coordinate.numba_available(), reason="numba is not installed")
 

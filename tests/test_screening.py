@@ -12,7 +12,7 @@ from screening_cases import kkt_violations, screened, screened_at_warm_start, sc
 from svm_helpers import both_engines, pushed_apart, reference_fixture
 
 import marginkit as mk
-from marginkit.plans.raj_bach import svm_coordinate
+from marginkit.plans.svm_cd import svm_coordinate
 
 numba_only = pytest.mark.skipif(not svm_coordinate.numba_available(), reason="numba is not installed")
 

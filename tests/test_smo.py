@@ -9,7 +9,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 
 import marginkit as mk
 from marginkit.engine import choice
-from marginkit.plans.raj_bach import svm_smo
+from marginkit.plans.svm_cd import svm_smo
 
 
 def _random(n, d, seed, flip=0.1):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import marginkit as mk
 from marginkit import ProblemError
-from marginkit.plans.raj_bach import svm_bias
+from marginkit.plans.svm_cd import svm_bias
 
 from svm_helpers import labelled, reference_fixture
 

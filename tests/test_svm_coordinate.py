@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 import marginkit as mk
 from marginkit import ProblemError
-from marginkit.plans.raj_bach import svm_coordinate
+from marginkit.plans.svm_cd import svm_coordinate
 
 from svm_helpers import both_engines, labelled, reference_fixture
 

@@ -44,7 +44,7 @@ def _config_names(cls):
 # the registry names the variants --------------------------------------------------------------------------------
 def test_the_cards_name_their_dask_classes():
     targets = {(c.name, c.form): dict(c.variants) for c in VARIANT_CARDS}
-    assert targets[("dual-cd", "SoftMarginSVM")]["dask"] == "marginkit.plans.raj_bach.cocoa:CoCoAPlus"
+    assert targets[("dual-cd", "SoftMarginSVM")]["dask"] == "marginkit.plans.svm_cd.cocoa:CoCoAPlus"
     assert (targets[("dykstra", "MinNormFeasibility")]["dask"]
             == "marginkit.plans.raj_bach.cocoa_margin:CoCoADykstra")
     assert (targets[("dykstra-accelerated", "MinNormFeasibility")]["dask"]
@@ -63,8 +63,8 @@ def test_every_variant_has_a_known_key_a_declared_data_kind_and_a_class(card):
 
 
 def test_an_unknown_variant_key_is_a_problem_error():
-    card = MethodCard("x", "SoftMarginSVM", "marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent",
-                      variants=(("gpu", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),))
+    card = MethodCard("x", "SoftMarginSVM", "marginkit.plans.svm_cd.svm_coordinate:DualCoordinateDescent",
+                      variants=(("gpu", "marginkit.plans.svm_cd.cocoa:CoCoAPlus"),))
     with pytest.raises(mk.ProblemError, match="variant key.*'gpu'.*dask"):
         card.target_for(None)
 
@@ -94,7 +94,7 @@ def test_no_plan_compile_swaps_classes():
 
 # the engine picks the class ------------------------------------------------------------------------------------
 def test_dual_cd_on_dask_compiles_the_cocoa_class():
-    from marginkit.plans.raj_bach.cocoa import CoCoAPlus
+    from marginkit.plans.svm_cd.cocoa import CoCoAPlus
     X, y = _separable(seed=1)
     problem = mk.SoftMarginSVM(da.from_array(X, chunks=(20, -1)), y, C=0.5, bias=False)
     card, chain = resolve(problem, "dual-cd")
@@ -130,12 +130,12 @@ def test_an_option_of_the_other_variant_is_refused_naming_the_options():
 
 # describe lists the options of the class that runs on the problem's data --------------------------------------
 def test_describe_dual_cd_on_dask_lists_the_cocoa_options():
-    from marginkit.plans.raj_bach.cocoa import CoCoAPlus
+    from marginkit.plans.svm_cd.cocoa import CoCoAPlus
     X, y = _separable(seed=4)
     on_dask = mk.describe("dual-cd", mk.SoftMarginSVM(da.from_array(X, chunks=(20, -1)), y, bias=False))
     assert _option_names(on_dask) == _config_names(CoCoAPlus)
     assert {"local_epochs", "aggregation"} <= set(on_dask.defaults)
-    assert on_dask.plan == "marginkit.plans.raj_bach.cocoa:CoCoAPlus"
+    assert on_dask.plan == "marginkit.plans.svm_cd.cocoa:CoCoAPlus"
     assert on_dask.option("aggregation").default == "add" and "'average'" in on_dask.option("aggregation").accepts
     assert "CoCoA+" in on_dask.summary and "variant:" not in str(on_dask)
     on_numpy = mk.describe("dual-cd", mk.SoftMarginSVM(X, y, bias=False))
@@ -155,7 +155,7 @@ def test_describe_dykstra_on_dask_lists_the_cocoa_margin_options():
 
 def test_describe_without_a_problem_names_the_variants():
     text = str(mk.describe("dual-cd"))
-    assert "variant:" in text and "on dask data: marginkit.plans.raj_bach.cocoa:CoCoAPlus" in text
+    assert "variant:" in text and "on dask data: marginkit.plans.svm_cd.cocoa:CoCoAPlus" in text
     assert "shrinking = True" in text and "local_epochs" not in text
     assert "variant:" not in str(mk.describe("fista", "SoftMarginSVM"))
 

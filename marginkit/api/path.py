@@ -28,7 +28,7 @@ Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe screening rules for sparsity enforc
 setting as Ogawa, Suzuki & Takeuchi, *Safe screening of non-support vectors in pathwise SVM computation*, ICML 2013).
 ``t`` maximises the concave ``D(ta)`` on ``[0, ρ]`` and ``u`` is the best of ``{1, ρ, t}`` for ``P_{C'}`` (any choice is
 valid: they only make the ball smaller). A sample whose margin interval ``u m_i ± r||x_i||`` lies above 1 has ``a*_i =
-0`` at ``C'``, below 1 ``a*_i = C'_i`` (the KKT conditions, as in :mod:`marginkit.plans.raj_bach.svm_coordinate`). Every
+0`` at ``C'``, below 1 ``a*_i = C'_i`` (the KKT conditions, as in :mod:`marginkit.plans.svm_cd.svm_coordinate`). Every
 point's certificate is still computed on the full problem.
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.validation import ProblemError
 
-GRAM_MAX_SAMPLES = 4000   # smo (plans/raj_bach/svm_smo.py) forms the n × n Gram matrix up to this n (122 MiB)
+GRAM_MAX_SAMPLES = 4000   # smo (plans/svm_cd/svm_smo.py) forms the n × n Gram matrix up to this n (122 MiB)
 
 # predicates a card may require of the problem in the form it runs on; a card pairs each with its own reason
 CHECKS = {

@@ -1,65 +1,42 @@
 """``solve("auto")`` (and ``method=None`` in the estimator and ``path``): the fast certified method for the data.
 
-**The soft margin** (seconds of a cost model; only the ratio matters).
+A cost model estimates each candidate's time in seconds and the cheaper one runs (only the ratio matters; the model in
+full, the values of its constants and their calibration: docs/design/auto-choice.md).
 
-* Dual coordinate ascent (``dual-cd``, ``dual-cd-bias``; Hsieh et al., ICML 2008) costs one pass over the nonzeros per
-  epoch, ``T_cd ≈ CD_FIXED + E·nnz / CD_EPOCH_RATE``, and its epochs grow with the conditioning
-  ``κ = max_i C_i ||x_i||²`` (the largest diagonal entry of the dual's Hessian against the unit step of a coordinate):
-  ``E ≈ 30 + κ + κ²/300``; the exact offset adds ``CD_OFFSET``. Along a path (``warm=True``) the warm starts divide
-  it by 5. The quadratic term keeps the model on the safe side: a wrong ``ipm`` costs at most a few times the
-  coordinate method's time (and the probe below recovers most of it), a wrong coordinate method far more.
-* The interior-point method (``ipm``; Ferris & Munson 2003) takes a dozen to a few dozen iterations whatever
-  ``κ`` (the model counts 20), each one a Gram product of ``X`` with a diagonal, a ``d × d`` Cholesky factorisation
-  and about thirty length-n vector operations::
+**The soft margin.** Dual coordinate ascent (``dual-cd``, ``dual-cd-bias``; Hsieh et al., ICML 2008) costs one pass
+over the nonzeros per epoch, ``T_cd ≈ CD_FIXED + E·nnz/CD_EPOCH_RATE`` (``+ CD_OFFSET`` for the exact offset), with
+``E ≈ 30 + κ + κ²/300`` epochs (``CD_EPOCHS``, ``CD_KAPPA2``; divided by 5 along a warm-started path) growing with
+the conditioning ``κ = max_i C_i ||x_i||²`` (the largest diagonal entry of the dual's Hessian against the unit step
+of a coordinate). The interior-point method (``ipm``; Ferris & Munson 2003) takes a dozen to a few dozen iterations
+whatever ``κ`` (the model counts ``IPM_ITERATIONS = 20``), each a Gram product of ``X`` with a diagonal, a ``d × d``
+Cholesky factorisation and about thirty length-n vector operations, up to ``IPM_MAX_COLUMNS`` (3000) columns::
 
-      T_ipm ≈ 1 ms + 20·(0.2 ms + n/9e6 + Gram + d³/2e11)
-      Gram  = n·d²/6e10 + n·d/5e8          (dense: blocks of rows scaled by √D, then dsyrk)
-            = 3e-9·nnz²/n + 7e-9·d²         (below 30 % nonzeros: one sparse product and its dense d × d copy)
+    T_ipm ≈ IPM_FIXED + IPM_ITERATIONS·(IPM_PER_ITERATION + n·IPM_PER_SAMPLE + Gram + d³/2e11)
+    Gram  = n·d²/6e10 + n·d/5e8          (dense: blocks of rows scaled by √D, then dsyrk)
+          = 3e-9·nnz²/n + 7e-9·d²         (below 30 % nonzeros: one sparse product and its dense d × d copy)
 
-  The nonzeros decide between the two Gram terms for a NumPy array and a CSR matrix alike, so the same data get the
-  same method. ``ipm`` is offered up to its ``max_columns`` (3000).
-* Sequential minimal optimisation (``smo``, for an offset; Platt 1998, Fan, Chen & Lin 2005) forms the ``n × n``
-  Gram matrix and takes pair steps over all samples: ``T_smo ≈ 0.2 ms + n·nnz/5e9 + n·n·6e-9``, considered only for
-  ``n <= SMO_MAX_SAMPLES`` and ``κ <= SMO_KAPPA``. Where its estimate beats the model's other choice it runs as a
-  probe (below) with that choice's modelled time, less its Gram matrix, as its budget.
+(by the nonzeros for a NumPy array and a CSR matrix alike, so the same data get the same method). Sequential minimal
+optimisation (``smo``, for an offset; Platt 1998, Fan, Chen & Lin 2005) forms the ``n × n`` Gram matrix and takes pair
+steps: ``T_smo ≈ SMO_FIXED + n·nnz/5e9 + SMO_STEPS·n·n·SMO_STEP``, for ``n <= SMO_MAX_SAMPLES`` and
+``κ <= SMO_KAPPA``; where it beats the other choice it runs as a probe with that choice's time, less its Gram
+matrix, as its budget. ``ipm`` is picked only under half the coordinate method's estimate (:data:`IPM_MARGIN`).
 
-``ipm`` is picked only when its estimate is under half the coordinate method's (:data:`IPM_MARGIN`).
+**The probe.** Where the model picks ``ipm`` for a soft margin, the coordinate method runs first until :class:`Probe`
+finds, from ``PROBE_FROM·T_ipm`` of work on, that its certified gap's rate would not reach ``tol`` within ``T_ipm``
+(:func:`work_to_tol`), or at ``T_ipm``; ``ipm`` then runs cold (``info["chosen"]["probe"]``; none with a callback).
 
-**The probe** (soft margin). Where the model picks ``ipm``, the coordinate method runs first and is stopped once its
-work (the coordinate visits in the model's seconds, as the plans' polish counts them: deterministic) reaches
-``PROBE_FROM·T_ipm`` and the rate of its certified gap, extrapolated from the last two checks or the best gap's last
-two improvements (:func:`work_to_tol`), would not reach ``tol`` within ``T_ipm`` (unless the plan's restricted polish
-could still finish within it: ``polish_eta``), and at ``T_ipm`` in any case; ``ipm`` then runs from a cold start
-(``info["chosen"]["probe"]``). No probe with a user's callback, with ``polish=False``, or where ``T_ipm`` is under
-``PROBE_MIN`` unless the 90th percentile of ``C_i||x_i||²`` (:func:`typical_kappa`) is at most ``PROBE_KAPPA``.
+**The hard margin without an offset** (``dykstra-accelerated`` against ``ipm``). RB 2021 eq. (8) (after Lin, Lu &
+Xiao's APCG) bounds the gap after ``t`` coordinate steps by ``(2n/(2n + t))²·(gap(0) + ½Σ_i L_i λ*_i²)``,
+``L_i = ||x_i||²``, ``Σλ*_i = 1/γ*²``: the epochs grow with ``R/γ*`` (``R = max||x_i||``) and ``tol^(-1/2)``. Any
+convex combination of the signed rows bounds ``γ*`` from above (Gordan), so ``R/||mean_i y_i x_i||`` bounds ``R/γ*``
+from below, and ``E_low = RB_EPOCHS·(R/||mean||)·(tol/1e-4)^(−RB_TOL_POWER)`` epochs at ``RB_EPOCH + n·RB_ROW +
+nnz·RB_ENTRY`` each is a lower envelope of the method's. Where that exceeds ``T_ipm``, or at ``tol=0``, ``ipm`` runs;
+otherwise ``dykstra-accelerated`` runs for at most ``T_ipm`` of its modelled epochs, then ``ipm``.
 
-**The hard margin without an offset** (``dykstra-accelerated`` against ``ipm``). Raj & Bach's accelerated Dykstra
-(RB 2021, eq. (8), after Lin, Lu & Xiao's APCG) bounds the gap after ``t`` coordinate steps by
-``(2n/(2n + t))²·(gap(0) + ½Σ_i L_i λ*_i²)``, with ``L_i = ||x_i||²`` and ``Σλ*_i = ||w*||² = 1/γ*²``: its epochs grow
-with the conditioning ``R/γ*`` (``R = max||x_i||``) and with ``tol^(-1/2)``. ``γ*`` is unknown before the solve, but
-any convex combination of the signed rows bounds it from above (Gordan's alternative: ``γ*`` is the distance from the
-origin to their hull), so ``R/||mean_i y_i x_i||`` is a cheap lower bound on ``R/γ*`` (one product with ``X``). The
-model takes ``E_low = RB_EPOCHS·(R/||mean||)·(tol/1e-4)^(−RB_TOL_POWER)`` epochs, a lower envelope of the epochs
-the method needs (separable Gaussian, digits and MNIST sets; most need several times more), at ``RB_EPOCH`` seconds
-plus ``RB_ROW`` a row and ``RB_ENTRY`` an entry each. Where even that costs more than ``T_ipm``, ``ipm`` runs
-outright; otherwise ``dykstra-accelerated`` runs for at most ``T_ipm`` of its modelled epochs (and its own budget),
-then ``ipm``. ``tol=0`` goes to ``ipm``.
-
-**Other forms.** ``MaxMargin`` with an offset: ``ipm``; with a kernel or off the host: the listed method of the
-smallest ``preference`` on its card (:class:`Roles`). ``MinNormFeasibility`` (``p <= 2``): ``dykstra`` where ``n <= d``
-(``XXᵀ`` is then invertible, the dual strongly concave and plain Dykstra linear, RB §4 remark (c)), else
-``dykstra-accelerated``. The other forms take the listed method of the smallest ``preference``; the CVXPY reference
-only where no method of marginkit
-applies (``MinNormFeasibility`` with ``p > 2``, ``MaxMargin`` with an offset and a kernel), with the run options its
-solvers honour (:mod:`marginkit.reference.base`).
-
-**The budget of several runs.** The user's ``max_iter`` bounds the iterations of all the runs together: each run is
-given what the runs before it left (a run left with none is not started), and ``Result.iterations`` is their total
-(``info["chosen"]`` lists each run). Without ``max_iter`` each run has its own default budget. A ``time_limit``
-covers every run, each given what is left. A run that ends on its budget (``user_limit`` not caused by the time limit,
-a callback or ``stop_when``) is followed by ``ipm`` where it applies (``info["chosen"]["fallback"]``); ``tol=0``
-("run the whole budget") is therefore honoured by the runs together. Options of the chosen method go to its first run
-only; the runs after it get the run options.
+**Other forms.** ``MaxMargin`` with an offset: ``ipm``. ``MinNormFeasibility`` (``p <= 2``): ``dykstra`` where
+``n <= d`` (the dual is then strongly concave and plain Dykstra linear, RB §4 remark (c)), else
+``dykstra-accelerated``. Otherwise the listed method of the smallest ``preference`` (:class:`Roles`); the CVXPY
+reference only where no method of marginkit applies. The runs share the user's budgets (:class:`Runs`).
 """
 from __future__ import annotations
 
@@ -69,6 +46,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.costs import (CD_RATE, IPM_FIXED, IPM_ITERATIONS, IPM_PER_ITERATION, IPM_PER_SAMPLE,  # noqa: F401
+                          SMO_FIXED, SMO_STEP, SMO_STEPS, ipm_seconds, work_to_tol)
 from ..core.linalg import scaled_row_norms
 from .graph import method_spec, methods
 from .options import RUN_OPTIONS
@@ -79,9 +58,6 @@ CD_FIXED = 1e-3   # seconds of a coordinate run's fixed cost (setup, certificate
 CD_EPOCHS, CD_KAPPA2 = 30.0, 300.0   # the coordinate model's epochs: CD_EPOCHS + κ + κ²/CD_KAPPA2 (module docstring)
 CD_OFFSET = 1e-3   # seconds the exact offset adds to a coordinate run (its multiplier loop; module docstring)
 CD_EPOCH_RATE = 1e9   # nonzeros per second of a coordinate run, in full-epoch equivalents (module docstring)
-IPM_FIXED, IPM_ITERATIONS, IPM_PER_ITERATION = 1e-3, 20, 2e-4   # ipm's setup, iterations, Python work per iteration
-IPM_PER_SAMPLE = 1.0 / 9e6   # seconds per sample and iteration: ipm's length-n vector operations
-CD_RATE = 5e8   # nonzeros per second of a product with X in smo's work model (svm_smo: a certificate is two)
 RB_EPOCH, RB_ROW, RB_ENTRY = 1e-4, 4.5e-8, 1.5e-9   # seconds an accelerated Dykstra epoch costs (its checks), and
 #                                                     a row and a stored entry of it (the hard margin's model)
 RB_EPOCHS, RB_TOL_POWER = 10.0, 0.19   # its fewest epochs per unit of R/||mean y_i x_i|| at tol 1e-4, and their growth
@@ -167,24 +143,9 @@ def margin_costs(problem, tol: float | None = None) -> dict:
             "ipm": ipm_seconds(n, d, nnz, d)}
 
 
-def ipm_seconds(n: int, dd: int, nnz: int, d: int | None = None) -> float:
-    """The model's ``T_ipm`` (module docstring) for ``n`` rows with ``nnz`` nonzeros in ``d`` columns (``dd``: with
-    the offset's column); also what the restricted interior-point polish of the coordinate plans is charged
-    (:mod:`marginkit.plans.raj_bach.polish`)."""
-    d = dd if d is None else d
-    if nnz < 0.3 * n * d:   # a sparse Gram product beats the dense one below about 30 % density
-        gram = 3e-9 * nnz * nnz / max(n, 1) + 7e-9 * dd * dd
-    else:
-        gram = n * dd * dd / 6e10 + n * dd / 5e8
-    iteration = IPM_PER_ITERATION + n * IPM_PER_SAMPLE + gram + dd ** 3 / 2e11
-    return IPM_FIXED + IPM_ITERATIONS * iteration
-
-
 SMO_KAPPA = 200.0      # smo only where kappa = max C_i||x_i||² is at most this (its steps crawl beyond, as any dual
 SMO_MAX_SAMPLES = 600    # coordinate method's) and n at most this: beyond, its Gram matrix costs more than the
 #                          coordinate method's whole run
-SMO_FIXED, SMO_STEPS, SMO_STEP = 2e-4, 1.0, 6e-9   # seconds of setup; pair steps per sample; seconds per sample a
-#                        step reads (its selection and the update of n scores)
 
 
 def smo_gram_seconds(n: int, nnz: int) -> float:
@@ -275,25 +236,20 @@ def typical_kappa(problem) -> float:
     return float(np.quantile(values, TYPICAL)) if values.size else 0.0
 
 
-def work_to_tol(w0: float, g0: float, w1: float, g1: float, tol: float) -> float:
-    """The work still needed to bring the relative gap from ``g1`` down to ``tol`` at the rate of two certificate
-    checks (gap ``g0`` after work ``w0``, ``g1`` after ``w1``; linear convergence, ``0 < g1 < g0``, ``g1 > tol``):
-    ``(w1 − w0)·log(g1/tol)/log(g0/g1)``; infinite for ``tol <= 0`` (a positive gap never reaches 0). The polish of
-    the coordinate plans and the probe below both decide by it."""
-    if not tol > 0.0:
-        return math.inf
-    return (w1 - w0) * np.log(g1 / tol) / np.log(g0 / g1)
-
-
 class Probe:
     """The callback of a probing coordinate run (module docstring): ``probe(state)`` is True (stop) once the run's
     coordinate work ``state.total_work`` (model seconds) reaches ``T_ipm``, or from ``PROBE_FROM·T_ipm`` on, when the
     last two certificate checks (the plan's ``gap_of(state)`` at each new ``state.checked``) and the last two
     improvements of the best gap so far, each extrapolated at its rate (:func:`work_to_tol`) from the last check, do
     not reach ``state.tol`` within ``T_ipm`` (the best gap as well as the last: ``dual-cd-bias``'s gap is not monotone,
-    its offset and multiplier move). ``stopped`` says whether it stopped the run, ``work`` is the work at its last
-    call, ``checks`` holds ``(work, relative gap)`` at each check it saw and ``best`` those that lowered the best
-    gap."""
+    its offset and multiplier move), nor the plan's restricted polish within it (``polish_eta``). ``stopped`` says
+    whether it stopped the run, ``work`` is the work at its last call, ``checks`` holds ``(work, relative gap)`` at
+    each check it saw and ``best`` those that lowered the best gap. The work is the coordinate visits in the model's
+    seconds, as the plans' polish counts them: deterministic.
+
+    No probe runs with a user's callback, with ``polish=False``, or where ``T_ipm`` is under ``PROBE_MIN`` unless the
+    90th percentile of ``C_i||x_i||²`` (:func:`typical_kappa`) is at most ``PROBE_KAPPA``; ``ipm`` then runs
+    outright."""
 
     def __init__(self, t_ipm: float, gap_of, polish_eta=None):
         self.budget, self.gap_of, self.polish_eta = float(t_ipm), gap_of, polish_eta
@@ -327,7 +283,15 @@ class Probe:
 
 
 class Runs:
-    """The runs of one ``solve("auto")`` sharing the user's ``max_iter`` and ``time_limit`` (module docstring)."""
+    """The runs of one ``solve("auto")`` sharing the user's ``max_iter`` and ``time_limit``.
+
+    The user's ``max_iter`` bounds the iterations of all the runs together: each run is given what the runs before it
+    left (a run left with none is not started), and ``Result.iterations`` is their total (``info["chosen"]`` lists
+    each run). Without ``max_iter`` each run has its own default budget. A ``time_limit`` covers every run, each
+    given what is left. A run that ends on its budget (``user_limit`` not caused by the time limit, a callback or
+    ``stop_when``) is followed by ``ipm`` where it applies (``info["chosen"]["fallback"]``); ``tol=0`` ("run the
+    whole budget") is therefore honoured by the runs together. Options of the chosen method go to its first run
+    only; the runs after it get the run options."""
 
     def __init__(self, options: dict):
         self.options, self.begin, self.runs = options, time.perf_counter(), []

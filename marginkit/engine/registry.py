@@ -203,7 +203,7 @@ METHODS: tuple[MethodCard, ...] = (
                rate='dual objective O(1/k²) (Beck Thm 10.34); linear with mu > 0 (V-FISTA, of the perturbed problem)',
                tolerance=1e-06, requires=(), admits=("kernel", "bias", "weights"),
                preference=2, tags=('fista', 'accelerated', 'svm'), arrays=EVERYWHERE),
-    MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_coordinate:DualCoordinateDescent',
+    MethodCard('dual-cd', 'SoftMarginSVM', 'marginkit.plans.svm_cd.svm_coordinate:DualCoordinateDescent',
                paper='Raj & Bach (2021), App. C; Hsieh et al. (2008)',
                algorithm='randomized dual coordinate ascent on the hinge dual (Raj–Bach Alg. 1 / App. C = '
                          'Hsieh et al. Alg. 1 with shrinking), numba epochs; gap-safe screening; the support '
@@ -214,8 +214,8 @@ METHODS: tuple[MethodCard, ...] = (
                preference=1, tags=('coordinate', 'svm', 'svm-coordinate', 'path-rescaled', 'path-screened'),
                arrays=("numpy", "dask"),
                # dask: CoCoA+ (Ma et al. 2015) with this round on every row chunk
-               variants=(("dask", "marginkit.plans.raj_bach.cocoa:CoCoAPlus"),)),
-    MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_bias:BiasDualCoordinateDescent',
+               variants=(("dask", "marginkit.plans.svm_cd.cocoa:CoCoAPlus"),)),
+    MethodCard('dual-cd-bias', 'SoftMarginSVM', 'marginkit.plans.svm_cd.svm_bias:BiasDualCoordinateDescent',
                paper='Hsieh et al. (2008) dual CD with shrinking; method of multipliers (Hestenes 1969, '
                      'Powell 1969; Rockafellar 1976)',
                algorithm='one dual coordinate epoch on the augmented Lagrangian of yᵀa = 0, then the multiplier '
@@ -228,7 +228,7 @@ METHODS: tuple[MethodCard, ...] = (
                          ("bias", "the multiplier step is for the offset: bias=True only "
                                   "(use 'dual-cd' without a bias)")),
                admits=("bias", "weights"), preference=1, tags=('coordinate', 'svm', 'svm-coordinate', 'path-rescaled')),
-    MethodCard('smo', 'SoftMarginSVM', 'marginkit.plans.raj_bach.svm_smo:PairwiseSMO',
+    MethodCard('smo', 'SoftMarginSVM', 'marginkit.plans.svm_cd.svm_smo:PairwiseSMO',
                paper='Platt (1998) SMO; Keerthi et al. (2001) maximal violating pair; Fan, Chen & Lin (2005) '
                      'second-order working-set selection',
                algorithm='pair steps on the dual that keep yᵀa = 0, each pair chosen over all samples with the '

@@ -3,7 +3,7 @@ of marginkit.
 
 A coordinate epoch visits the rows of ``X`` in random order and, for each, reads the row twice (a dot product and an
 axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-descent``
-(:mod:`marginkit.plans.raj_bach.epochs_numba`) and of ``dual-cd`` (:mod:`marginkit.plans.raj_bach.svm_coordinate`).
+(:mod:`marginkit.plans.raj_bach.epochs_numba`) and of ``dual-cd`` (:mod:`marginkit.plans.svm_cd.svm_coordinate`).
 
 **The compiled option.** Every plan with a compiled epoch has the option ``compiled``: ``"auto"`` (numba when it is
 installed), ``True`` (numba, required) or ``False`` (the same epoch in NumPy). :data:`COMPILED` is its declared

@@ -11,7 +11,7 @@ iterate (an interior-point iteration costs ``d`` passes over ``X``; the certific
   scaling the heavier class down (the box still holds), so ``D(a) = 1ᵀa − ½||Xᵀ(y∘a)||² <= P*`` by weak duality.
 
 ``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` (``D > 0``), the rule of the other SVM plans
-(:mod:`marginkit.plans.raj_bach.gap`); then ``(P(w, b̂) − P*)/P* <= tol``, and ``D`` is dual-feasible, so the
+(:mod:`marginkit.plans.svm_cd.gap`); then ``(P(w, b̂) − P*)/P* <= tol``, and ``D`` is dual-feasible, so the
 gap-safe ball ``||w − w*|| <= √(2(P − D))`` of :mod:`marginkit.core.safe` holds for the returned ``w``.
 """
 from __future__ import annotations

@@ -12,15 +12,17 @@ for the local solvers (*Explicit regularization of stochastic gradient methods t
 
     max_{λ >= 0}  D(λ) = 1ᵀλ − ½||u||² + ½||θ0||²,      u = θ0 + Σ_i λ_i a_i,   θ(λ) = u,
 
-the SVM box dual of :mod:`.cocoa` with an infinite box (and ``w`` started at ``θ0``). CoCoA+ runs on it unchanged:
-block ``k`` approximately maximises ``G_k^{σ'}(Δ) = 1ᵀΔ − uᵀA_kΔ − (σ'/2)||A_kΔ||²`` over ``λ_[k] + Δ >= 0`` from
-``Δ = 0``, ``λ_[k] ← λ_[k] + γΔ``, ``u ← u + Σ_k γA_kΔ_[k]`` (one reduce task; ``aggregation="add"``: ``γ = 1``,
-``σ' = K``; ``"average"``: ``γ = 1/K``, ``σ' = 1``). In the variables ``β = σ'(λ_[k] + Δ)`` the subproblem is
-``(1/σ')[1ᵀβ − ½||v_k + A_kβ||²] + const`` with ``v_k = u − σ'A_kλ_[k]``: RB's dual on the block's rows with
-``u0 = v_k``, started at ``β = σ'λ_[k]`` where its mirror point is the shared ``u``. The local solvers:
+the SVM box dual of :mod:`~marginkit.plans.common.cocoa` with an infinite box (and ``w`` started at ``θ0``). CoCoA+ runs
+on it unchanged: block ``k`` approximately maximises ``G_k^{σ'}(Δ) = 1ᵀΔ − uᵀA_kΔ − (σ'/2)||A_kΔ||²`` over
+``λ_[k] + Δ >= 0`` from ``Δ = 0``, ``λ_[k] ← λ_[k] + γΔ``, ``u ← u + Σ_k γA_kΔ_[k]`` (one reduce task;
+``aggregation="add"``: ``γ = 1``, ``σ' = K``; ``"average"``: ``γ = 1/K``, ``σ' = 1``). In the variables
+``β = σ'(λ_[k] + Δ)`` the subproblem is ``(1/σ')[1ᵀβ − ½||v_k + A_kβ||²] + const`` with ``v_k = u − σ'A_kλ_[k]``: RB's
+dual on the block's rows with ``u0 = v_k``, started at ``β = σ'λ_[k]`` where its mirror point is the shared ``u``. The
+local solvers:
 
 * ``dykstra``: ``local_epochs`` (H) epochs of RB Algorithm 1 on it, whose step is the exact coordinate maximiser:
-  the dual coordinate round of :mod:`.svm_coordinate` with the box ``C_i = +∞`` (:class:`CoCoADykstra`);
+  the dual coordinate round of :mod:`~marginkit.plans.common.coordinate_round` with the box ``C_i = +∞``
+  (:class:`CoCoADykstra`);
 * ``dykstra-accelerated``: H epochs of RB Algorithm 2 (APCG of Lin, Lu & Xiao with μ = 0, ``γ_0 = 1/n_k``) from
   ``Δ = 0``, the step kept only if it increases ``G_k^{σ'}`` (:class:`CoCoAAcceleratedDykstra`).
 
@@ -44,12 +46,12 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from ...core.params import Interval, Options
+from ...core.params import Options
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
+from ..common.cocoa import CoCoAConfig, CoCoAPlan, CoCoAState, block_matvec, block_rmatvec, block_rows, block_sq_norms
 from ..common.numba_rows import COMPILED, compiled_info
-from .cocoa import AGGREGATION, CoCoAPlus, CoCoAState, _block_matvec, _block_rmatvec, _rows, block_sq_norms, local_round
 from .constraints import RowConstraints
 from .coordinate_ascent import reference_entries, relative_gap
 
@@ -61,14 +63,14 @@ def block_setup(Xb, yb, qb, x0):
     """``[#zero rows, max over nonzero rows of max(1 − a_iᵀθ0, 0)/||x_i||, max ||x_i||²]`` of a block."""
     q = np.asarray(qb, dtype=np.float64)
     nz = q > 0.0
-    shift = np.maximum(1.0 - np.asarray(yb, dtype=np.float64) * _block_matvec(Xb, x0), 0.0)
+    shift = np.maximum(1.0 - np.asarray(yb, dtype=np.float64) * block_matvec(Xb, x0), 0.0)
     dist = float(np.max(shift[nz] / np.sqrt(q[nz]), initial=0.0))
     return np.array([float(np.count_nonzero(~nz)), dist, float(np.max(q, initial=0.0))])
 
 
 def block_margin_certificate(Xb, ab, yb, boxb, w):
     """``[min_{P_k} y_i x_iᵀw, Σ_{P_k} λ_i, #{y_i x_iᵀw <= 0}]`` (one pass over the block in storage order)."""
-    m = np.asarray(yb, dtype=np.float64) * _block_matvec(Xb, w)
+    m = np.asarray(yb, dtype=np.float64) * block_matvec(Xb, w)
     return np.array([float(np.min(m, initial=np.inf)), float(np.sum(ab)), float(np.count_nonzero(m <= 0.0))])
 
 
@@ -77,7 +79,7 @@ class BlockRows(RowConstraints):
     epochs read: rows, signs, right-hand sides 1); read-only views, never copies of a C-ordered float64 block."""
 
     def __init__(self, Xb, yb):   # noqa: D107 -- no problem object: the block is the data
-        X2, data, indices, indptr = _rows(Xb)
+        X2, data, indices, indptr = block_rows(Xb)
         self.sparse = X2 is None
         self.X = sp.csr_matrix((data, indices, indptr), shape=Xb.shape) if self.sparse else X2
         self.n, self.d = Xb.shape
@@ -115,7 +117,7 @@ def local_apcg(Xb, ab, yb, boxb, qb, w, seed, sigma, gamma, epochs, output, runn
     delta = np.maximum(beta, 0.0) / sigma - ab            # back into the subproblem's domain β >= 0
     a_new = np.clip(ab + gamma * delta, 0.0, boxb)
     step = a_new - ab
-    dw = _block_rmatvec(Xb, system.s * step)
+    dw = block_rmatvec(Xb, system.s * step)
     # G_k^{σ'}(Δ) at Δ = step/γ; the step is kept only if it improves on Δ = 0
     value = (float(step.sum()) - float(np.asarray(w) @ dw)) / gamma - 0.5 * sigma * float(dw @ dw) / gamma ** 2
     if not value > 0.0:
@@ -129,7 +131,7 @@ class MarginCoCoAState(CoCoAState):
     cert: dict = field(default_factory=dict, repr=False)   # the certificate of iteration ``checked``
 
 
-class CoCoAMargin(CoCoAPlus):
+class CoCoAMargin(CoCoAPlan):
     """CoCoA+ on ``MinNormFeasibility(p=2, "margin")`` over a row-chunked dask X (module docstring). A subclass
     gives the local solver (:attr:`local_fn`, :meth:`local_options`).
 
@@ -288,15 +290,15 @@ class CoCoAMargin(CoCoAPlus):
 
 
 class CoCoADykstra(CoCoAMargin):
-    """``dykstra`` on dask: CoCoA+ with H epochs of RB Algorithm 1 (= :func:`~.svm_coordinate.dcd_round` with an
-    infinite box) per round on every row chunk. Options: ``local_epochs``, ``aggregation``, ``step``
-    (``"per-sample"``: ``1/L_i``; ``"max"``: ``1/L_max``), ``compiled``.
+    """``dykstra`` on dask: CoCoA+ with H epochs of RB Algorithm 1 (the dual coordinate round with an infinite box)
+    per round on every row chunk. Options: ``local_epochs``, ``aggregation``, ``step`` (``"per-sample"``: ``1/L_i``;
+    ``"max"``: ``1/L_max``), ``compiled``.
 
     The local solver: ``local_epochs`` (H) epochs of RB Algorithm 1 on the block's subproblem -- for margins and
     p = 2 the step ``λ_i ← max(λ_i + (1 − a_iᵀθ)/L_i, 0)`` (Lemma 1) is the exact coordinate maximiser, which is the
-    dual coordinate round of :mod:`.svm_coordinate` (:func:`~.svm_coordinate.dcd_round`) with the box
-    ``C_i = +∞``: the block function of :mod:`.cocoa` runs it unchanged (every epoch visits the block's rows in a
-    fresh random order, no shrinking). ``step="max"`` passes ``L_max`` as every row's curvature (RB: "L_i can be
+    dual coordinate round (:func:`~marginkit.plans.common.coordinate_round.dcd_round`) with the box ``C_i = +∞``:
+    the block function of :mod:`~marginkit.plans.common.cocoa` runs it unchanged (every epoch visits the block's rows
+    in a fresh random order, no shrinking). ``step="max"`` passes ``L_max`` as every row's curvature (RB: "L_i can be
     replaced by max_i L_i").
 
     The engine runs it for ``dykstra`` on dask data (the registry card's variant for dask)."""
@@ -304,16 +306,12 @@ class CoCoADykstra(CoCoAMargin):
     name = "dykstra"
 
     @dataclass(frozen=True)
-    class Config:
-        local_epochs: int = field(default=1, metadata={"doc": "H: local epochs per round"})
-        aggregation: str = field(default="add", metadata={"doc": '"add" (CoCoA+) or "average" (CoCoA)'})
+    class Config(CoCoAConfig):
         step: str = field(default="per-sample", metadata={"doc": "RB Lemma 1's 1/L_i, or 1/L_max (\"max\")"})
         compiled: bool | str = field(default="auto", metadata={
             "doc": 'the local round compiled by numba (True; "auto": when installed) or in Python'})
-        constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
-                                       "step": [Options("per-sample", "max")], "compiled": COMPILED}
-
-    local_fn = staticmethod(local_round)
+        constraints: ClassVar[dict] = {**CoCoAConfig.constraints, "step": [Options("per-sample", "max")],
+                                       "compiled": COMPILED}
 
     def curvatures(self, q):
         if self.config.step == "max":
@@ -343,14 +341,12 @@ class CoCoAAcceleratedDykstra(CoCoAMargin):
     name = "dykstra-accelerated"
 
     @dataclass(frozen=True)
-    class Config:
-        local_epochs: int = field(default=1, metadata={"doc": "H: local epochs per round"})
-        aggregation: str = field(default="add", metadata={"doc": '"add" (CoCoA+) or "average" (CoCoA)'})
+    class Config(CoCoAConfig):
         output: str = field(default="v", metadata={"doc": "the block's step from β(v_T) or β(α_T)"})
         compiled: bool | str = field(default="auto", metadata={
             "doc": 'the local APCG epochs compiled by numba (True; "auto": when installed) or not'})
-        constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION],
-                                       "output": [Options("v", "alpha")], "compiled": COMPILED}
+        constraints: ClassVar[dict] = {**CoCoAConfig.constraints, "output": [Options("v", "alpha")],
+                                       "compiled": COMPILED}
 
     local_fn = staticmethod(local_apcg)
 

@@ -1,14 +1,42 @@
-"""What the SVM box-dual coordinate plans share (``dual-cd``, ``dual-cd-bias``, and ``dual-cd``'s CoCoA+ form on dask):
-the duality-gap certificate, its stop rule and the pieces of their solutions.
+"""What the SVM box-dual coordinate plans share (``dual-cd``, ``dual-cd-bias``, ``smo`` and ``dual-cd``'s CoCoA+ form
+on dask): the duality-gap certificate, its stop rule, the pieces of their solutions and the options of the epochs.
 
 Each state carries ``primal`` (``P(w)``, or ``P(w, b)`` at the best offset), ``dual`` (``D(a) > 0``, a certified lower
-bound on the optimum), ``t`` and ``checked`` (the iteration at which the two were last computed, by ``certify``)."""
+bound on the optimum), ``t`` and ``checked`` (the iteration at which the two were last computed, by ``certify``).
+Weak duality ``D <= P* <= P`` makes ``(P − D)/D <= tol`` (with ``D > 0``) a proof of ``(P − P*)/P* <= tol``."""
 from __future__ import annotations
+
+from dataclasses import field
 
 import numpy as np
 
+from ...core.params import Boolean
 from ...engine.runloop import IterationPlan
-from ..common.numba_rows import CompiledEpochs
+from ..common.numba_rows import COMPILED, CompiledEpochs
+
+# the declared constraints of the options every epoch plan of the family has (dual-cd, dual-cd-bias)
+EPOCH_CONSTRAINTS = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()], "polish": [Boolean()]}
+
+
+def shrinking_option():
+    """The ``Config`` field ``shrinking`` (Hsieh et al. 2008, §3.2)."""
+    return field(default=True, metadata={"doc": "Hsieh et al. §3.2"})
+
+
+def compiled_option():
+    """The ``Config`` field ``compiled`` of the compiled epochs."""
+    return field(default="auto",
+                 metadata={"doc": 'the epochs compiled by numba (True; "auto": when installed) or in NumPy'})
+
+
+def screening_option():
+    """The ``Config`` field ``screening`` (gap-safe screening, Ndiaye et al. 2017)."""
+    return field(default=True, metadata={"doc": "gap-safe screening at every certificate check (Ndiaye et al. 2017)"})
+
+
+def polish_option():
+    """The ``Config`` field ``polish`` (:mod:`.polish`)."""
+    return field(default=True, metadata={"doc": "the restricted interior-point polish (.polish)"})
 
 
 class DualityGapPlan(CompiledEpochs, IterationPlan):

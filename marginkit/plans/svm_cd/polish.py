@@ -1,68 +1,50 @@
 """The restricted interior-point polish of ``dual-cd`` and ``dual-cd-bias`` (option ``polish``, default True).
 
-**Why.** Dual coordinate ascent finds out which samples are support vectors long before it settles the multipliers
-of the free ones. On the 100,000 × 50 instance of the ``screening-few-sv`` benchmark row (5 % support vectors),
-``dual-cd`` reached a certified relative gap of 1e-1 in 0.95 s and then spent 2.1 s more to reach 1e-6 (86,000
-epochs, the last ones over about a hundred coordinates, which rotate slowly around a Hessian of rank 50). On
-raw features with gamma column scales (20,000 × 100, ``C = 1``), 1e-1 took 5.4 s and 1e-6 took 31 s. In both, the
-interior-point method of :mod:`marginkit.plans.ipm` run on the samples that the 1e-1 iterate marked as support
-vectors or margin violators (17,000 and 8,900 samples) took 0.1 s and returned multipliers whose certified relative
-gap *on the full problem* was below 1e-9. An interior-point method takes a few dozen iterations whatever the
-conditioning (Ferris & Munson, *Interior-point methods for massive support vector machines*, SIAM J. Optim.
-13(3), 2003); coordinate ascent identifies the active set (Hsieh et al., ICML 2008, §3.2, the premise of
-shrinking). This combines them: the epochs identify, the interior-point method resolves.
+Dual coordinate ascent identifies the support vectors long before it settles the multipliers of the free ones
+(Hsieh et al., ICML 2008, §3.2, the premise of shrinking), while an interior-point method takes a few dozen iterations
+whatever the conditioning (Ferris & Munson, *Interior-point methods for massive support vector machines*, SIAM J.
+Optim. 13(3), 2003). The polish combines them: the epochs identify, the interior-point method resolves.
 
 **The restricted problem.** At the iterate ``(a, w)`` with margins ``m_i = y_i x_iᵀw`` (from a certificate check),
-the set ``R = {i : C_i > 0 and (a_i > 0 or m_i < 1)}`` (the samples the iterate holds as support vectors or that
-violate the margin), widened to every sample the gap ball does not prove off the margin (``m_i − r||x_i|| < 1``,
-``r = √(2·gap)``: without the offset a superset of the support vectors of every optimum, so that the restricted
-optimum is the optimum) where that costs at most twice as much, and the SVM on ``R`` alone, whose dual is
+``R = {i : C_i > 0 and (a_i > 0 or m_i < 1)}``, widened to every sample the gap ball does not prove off the margin
+(``m_i − r||x_i|| < 1``, ``r = √(2·gap)``; Ndiaye et al., JMLR 18, 2017, Theorem 6) where that costs at most
+``WIDEN`` times as much, and the SVM on ``R`` alone, whose dual
 
-    max_{0 <= a_R <= C_R}  1ᵀa_R − ½||X_Rᵀ(y_R ∘ a_R)||²,
+    max_{0 <= a_R <= C_R}  1ᵀa_R − ½||X_Rᵀ(y_R ∘ a_R)||²
 
-which is the full box dual with ``a_i = 0`` outside ``R`` (for ``dual-cd-bias`` the restricted SVM has the offset,
-and its dual the constraint ``y_Rᵀa_R = 0``, which the zeros outside ``R`` keep for the full dual; the restricted
-offset becomes the plan's multiplier ``λ``, and the margins that choose ``R`` are taken at the certificate's best
-offset). It is solved by ``ipm`` (through the engine, at a relative
-gap ``SUB_TOL`` times the run's ``tol``, at most 1e-4). Its multipliers, clipped into the box and padded with zeros,
-are a point ``a'`` of the full dual's box (first the *crossover* vertex they point at, :meth:`RestrictedPolish.vertex`:
-the multipliers near a bound put on it and the free ones solved for margins exactly 1, whose primal point
-``w(a')`` is then exact to rounding even where ``X`` is badly scaled and an interior point's is not; then the
-interior point itself), so ``D(a') <= P*`` (weak duality) whatever ``R`` is; the screened samples
-(gap-safe screening) are set back to their proven values. ``a'`` replaces ``a`` only if ``D(a') > D(a)``: since ``a``
-is zero outside ``R`` it is feasible for the restricted dual, so a solve to its tolerance does not lower ``D``, and
-the coordinate plan stays a dual ascent (for ``dual-cd-bias``, the comparison is between the certified lower bounds
-of the two points, each repaired onto ``yᵀa = 0`` as at every check). The certificate is then computed on all
-samples as at every check (``P(w') − D(a')`` with ``w' = Σ a'_i y_i x_i``): if ``R`` missed a support vector, its
-margin below 1 at ``w'`` shows in ``P(w')`` and the epochs go on from the better point. A status means what it meant
-without the polish.
+is the full box dual with ``a_i = 0`` outside ``R`` (with the offset: also ``y_Rᵀa_R = 0``, and the restricted offset
+becomes the plan's multiplier ``λ``). It is solved by the registry's interior-point method for the form (the card
+tagged ``interior-point``), compiled by the engine, at a relative gap ``SUB_TOL`` times the run's ``tol`` (at most
+``LOOSEST``). Its multipliers, clipped into the box and padded with zeros, are a point ``a'`` of the full dual's box
+(first the *crossover* vertex they point at, :meth:`RestrictedPolish.vertex`, then the interior point itself), so
+``D(a') <= P*`` whatever ``R`` is; screened samples are set back to their proven values. ``a'`` replaces ``a`` only
+if its certified lower bound beats the iterate's, so the plan stays a dual ascent, and the certificate is computed on
+all samples as at every check: a status means what it meant without the polish.
 
-**When** (deterministic, so that a seed gives the same iterates every time). The epochs' coordinate work is charged
-in seconds of a cost model: :func:`marginkit.engine.choice.ipm_seconds` for the restricted solve, and for a
-coordinate visit a fixed cost plus its row's nonzeros (the constants below, measured for this rule). A *look* (a
-certificate, one product with ``X``, which also screens) comes after ``LOOK`` times the polish's estimated cost ``T``
-in work (and at least ``LOOK_EPOCHS`` epochs' worth). At a look that does not
-prove ``tol``, ``R`` and ``T`` are recomputed, and a polish is tried when the work since the last try is at least
-``PAID·T`` and the relative gaps of the last two looks, extrapolated at their rate, say the epochs would need more
-than ``SLOWER·T`` to reach ``tol`` (``ipm``'s ``MAX_COLUMNS`` columns at most). So a polish costs at most about half
-the work before it in the model: where it never helps, a run takes at most about 1.5 times as long; where the epochs
-converge fast (every sample a support vector, well scaled), the rate keeps it out; on small problems (``T`` starts
-at 5 ms of fixed cost) it is never tried. After a try, the active set is restored (the next epoch shrinks
-afresh), and ``info["polished"]`` counts the accepted polishes. The restricted rows are copied for the solve
-(``|R| × d``, at most the size of ``X``; none when ``R`` is every sample).
+**When** (deterministic: a seed gives the same iterates). The epochs' work is charged in seconds of the cost model
+(:mod:`marginkit.core.costs`): :func:`~marginkit.core.costs.ipm_seconds` for the restricted solve ``T``, and
+``VISIT_FIXED`` plus the row's nonzeros at ``VISIT_RATE`` for a coordinate visit. A *look* (a certificate, which also
+screens) comes after ``LOOK·T`` of work (and at least ``LOOK_EPOCHS`` epochs' worth). At a look that does not prove
+``tol``, ``R`` and ``T`` are recomputed, and a polish is tried when the work since the last try is at least
+``PAID·T`` and the last two looks' gaps, extrapolated at their rate (:func:`~marginkit.core.costs.work_to_tol`), say
+the epochs would need more than ``SLOWER·T`` to reach ``tol`` (``MAX_COLUMNS`` columns at most). So a polish costs at
+most about half the work before it in the model. ``info["polished"]`` counts the accepted polishes. The measurements
+behind the rule and its constants: docs/design/svm_cd.md.
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
+from ...core.costs import ipm_seconds, work_to_tol
 from ...core.errors import ProblemError
 from ...core.safe import gap_radius
-from ...engine.choice import ipm_seconds, work_to_tol
+from ...engine import registry
+from ...engine.solve import compile_method
 
 # the cost model's term for this rule (measured, one BLAS thread): a coordinate visit costs VISIT_FIXED plus its
 # row's nonzeros at VISIT_RATE (100,000 rows of 10, 50 and 300 dense features: 7.4, 62 and 230 ns a visit, against
-# 20, 100 and 600 at engine.choice's CD_RATE); the restricted solve is charged engine.choice.ipm_seconds
+# 20, 100 and 600 at the cost model's CD_RATE); the restricted solve is charged core.costs.ipm_seconds
 VISIT_FIXED, VISIT_RATE = 5e-9, 1.2e9
 SUB_TOL = 0.1          # the restricted solve's relative gap, as a fraction of the run's tol
 LOOSEST = 1e-4         # ... and never looser than this
@@ -117,14 +99,15 @@ class RestrictedPolish:
     def restricted_solve(self, rows: np.ndarray, tol: float):
         """``(a, b)``: the multipliers of the SVM on ``rows`` (clipped into their box) and its offset (0 without a
         bias), or None when it cannot be posed (one class only) or solved."""
-        from ...formulations.classification import SoftMarginSVM   # the engine's problem: ipm through the registry
+        from ...formulations.classification import SoftMarginSVM   # the engine's problem, its card in the registry
         box = self.box[rows]
         same = bool(np.all(box == box[0]))
         X = self.X if rows.shape[0] == self.n else self.X[rows]
         try:
             sub = SoftMarginSVM(X, self.y[rows], C=float(box[0]) if same else 1.0, bias=self.bias,
                                 sample_weight=None if same else box)
-            res = sub.solve("ipm", tol=max(min(tol, LOOSEST) * SUB_TOL, 1e-12), trace=None)
+            method = next(c.name for c in registry.cards(sub.form, tag="interior-point"))
+            res = compile_method(sub, method, tol=max(min(tol, LOOSEST) * SUB_TOL, 1e-12), trace=None).run()
         except (ProblemError, np.linalg.LinAlgError, FloatingPointError, ValueError):
             return None
         a = np.asarray(res.dual["a"], dtype=np.float64)

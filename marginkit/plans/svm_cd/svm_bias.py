@@ -1,110 +1,38 @@
 """Exact-bias dual coordinate descent for the soft-margin SVM with a free offset (``dual-cd-bias``).
 
-The problem ``min_{w,b} ½||w||² + Σ C_i max(0, 1 − y_i(x_iᵀw + b))`` (``C_i = C·s_i``, ``problem.box``) has the
-dual
+The problem ``min_{w,b} ½||w||² + Σ C_i max(0, 1 − y_i(x_iᵀw + b))`` (``C_i = C·s_i``, ``problem.box``) has the dual
 
     max_{0 <= a <= C}  D(a) = 1ᵀa − ½||w(a)||²   s.t.  yᵀa = 0,      w(a) = Σ_i a_i y_i x_i,
 
-whose equality constraint is what stops the coordinate descent of ``dual-cd`` (one coordinate cannot move alone
-and keep ``yᵀa = 0``). This plan handles it by the **method of multipliers** (Hestenes 1969, Powell 1969; as the
-proximal point method on the offset: Rockafellar, *Augmented Lagrangians and applications of the proximal point
-algorithm in convex programming*, Math. Oper. Res. 1(2), 1976, §4): with the multiplier ``λ`` of ``yᵀa = 0``
-(which is the offset ``b``) and a penalty ``ρ > 0``, one epoch of randomized dual coordinate descent (Hsieh et al.,
-ICML 2008, Alg. 1 with the shrinking of §3.2; Raj & Bach 2021, App. C) on
+whose equality constraint stops the coordinate steps of ``dual-cd``. This plan runs the **method of multipliers**
+(Hestenes 1969, Powell 1969; Rockafellar, Math. Oper. Res. 1(2), 1976, §4, the proximal point method on the offset):
+with the multiplier ``λ`` of ``yᵀa = 0`` (the offset ``b``) and ``ρ > 0``, one epoch of Hsieh et al.'s dual coordinate
+descent (ICML 2008, Alg. 1 with the shrinking of §3.2) on
 
     min_{0 <= a <= C}  ½||w(a)||² − 1ᵀa + λ yᵀa + (ρ/2)(yᵀa)²                                   (AL)
 
-(coordinate gradient ``G_i = y_i(x_iᵀw + λ + ρ yᵀa) − 1``, curvature ``||x_i||² + ρ``), then the multiplier step
-``λ ← λ + ρ yᵀa``. Dually, (AL) is the dual of ``min P(w, b) + (b − λ)²/(2ρ)``: the offset moves by proximal
-steps, so nothing is regularised at the fixed point. Each update reads row ``i`` twice (``w`` kept explicit, as in
-``dual-cd``); the epochs are :mod:`marginkit.plans.raj_bach.svm_bias_numba`. Dense ``X`` is read row by row (a
-Fortran-ordered array is copied once to C order); sparse ``X`` stays CSR and is never copied nor densified.
+then ``λ ← λ + ρ yᵀa`` (:mod:`.svm_bias_numba`). (AL) is the dual of ``min P(w, b) + (b − λ)²/(2ρ)``: nothing is
+regularised at the fixed point. ``ρ = rho · mean_i ||x_i||²``, so ``c·X`` with ``C/c²`` runs the same iterates up to
+rounding. One run-loop iteration is one compiled round of epochs and multiplier steps.
 
-**Why this method (measured on the bench's data, epochs to a certified 1e-4 relative gap, prototypes without
-shrinking).** On the dense 20,000 × 100 unit-ball data with 10 % flipped labels: SMO-type pair updates in the
-linear form (Platt 1998; Fan, Chen & Lin, JMLR 6, 2005) with ``w`` explicit and pairs drawn from a random
-permutation took 1,595 epochs; the multiplier method above 35. Second-order working-set selection needs the whole
-gradient, which in the linear form is a product with ``X`` per pair (kernel columns are what make it cheap in
-libsvm), so it was not pursued. On the a9a-like data the multiplier method took 395 epochs against 382 for
-``dual-cd`` on the same data without a bias: the offset costs about nothing. A secant search on ``b`` over
-warm-started ``dual-cd`` solves was not built: it needs several converged inner solves, each about one whole
-``dual-cd`` run, where this method needs about one. With shrinking, a run to 1e-4 costs about 10 epochs' worth of
-coordinate updates on the dense data and 55 on the a9a-like data. ``ρ = rho · mean_i ||x_i||²``
-(``rho = 0.1`` by default: 0.1 beat 1 and 10 on both data sets, 0.01 and 0.03 were no better): a step size taken
-from the data, so that ``c·X`` with ``C/c²`` (the same problem: ``w/c``, ``a/c²``, the same ``b``) runs through the
-same iterates at every scale ``c``, up to rounding. Not scale-free in the other sense: a large ``C·max||x_i||²``
-(raw features with ``C = 1``) makes every dual coordinate method slow (as ``dual-cd`` and liblinear).
+**Certificate.** At a check (``f = Xw``, one product): the primal value ``P(w, b̂)`` at the best offset, and a lower
+bound from ``a`` moved inside the box onto ``yᵀa' = 0`` along the coordinates that lose least (:func:`repair_equality`,
+a fractional knapsack on ``f_i − y_i``): ``D(a') >= D(a) + gain − ½(R·|yᵀa|)²``, ``R = max_i ||x_i||``, less
+``|yᵀa'|(1 + R√(2P(w, b̂)))`` for rounding (some optimal offset has ``|b*| <= 1 + R||w*||``). ``optimal`` iff
+``(P − D)/D <= tol`` with ``D > 0``. Checks come after a full-set epoch whose stationarity ``max(M − m, ρ|yᵀa|)`` is
+below ``eps_pg`` (lowered by :func:`next_check_factor` after a failed check) and, as a fallback, when the visits
+since the last check exceed half of those before it (and ``FALLBACK_WORK·n``).
 
-**Certificate** (the stop, relative as the contract's statuses). At a check, with ``f = Xw`` (one product):
+**Gap-safe screening** (option ``screening``). ``P̃(w) = min_b P(w, b)`` is 1-strongly convex, so with the certified
+gap ``||w − w*|| <= r = √(2(P(w, b̂) − L))`` (Ndiaye, Fercoq, Gramfort & Salmon, JMLR 18(128), 2017, Theorem 6);
+every optimal offset lies in :func:`marginkit.core.safe.offset_interval`, hence every ``y_i(x_iᵀw* + b*)`` in
+:func:`~marginkit.core.safe.margin_intervals`; by the KKT conditions (Ogawa, Suzuki & Takeuchi, ICML 2013, eq. (4))
+an interval above 1 proves ``a*_i = 0`` and one below 1 ``a*_i = C_i``. Screened samples leave the epochs for good;
+the certificate stays that of the full problem. The test runs only where a first look finds ``SCREEN_WORTH`` of
+the live samples far from the margin.
 
-* the primal value ``P(w, b̂)`` at the returned ``w`` and its best offset ``b̂ = argmin_b P(w, b)`` (an upper bound
-  on ``P*``);
-* a lower bound from a dual point made exactly feasible: ``a`` is moved inside the box onto ``yᵀa' = 0`` along the
-  coordinates that lose least (:func:`repair_equality`, a fractional knapsack on ``f_i − y_i``), and
-  ``D(a') >= D(a) + gain − ½(R·|yᵀa|)²`` with ``R = max_i ||x_i||`` (the change of ``w`` is
-  ``Σ u_i x_i``, of norm at most ``R Σ u_i``). Near the optimum the loss is about ``|b*| |yᵀa|`` (the moved
-  coordinates sit near the margin, ``y_i − f_i ≈ b*``). What rounding leaves of ``r' = yᵀa'`` is charged with
-  ``|r'| (1 + R √(2 P(w, b̂)))``: for every ``b``, weak duality of the problem with ``b`` fixed gives
-  ``min_w P(w, b) >= 1ᵀa' − ½||w(a')||² − b r'``, and some minimiser has ``|b*| <= 1 + R||w*||`` (beyond it one
-  class has zero loss and the other a loss increasing in ``|b|``, so clamping ``b`` never increases ``P``) with
-  ``½||w*||² <= P* <= P(w, b̂)``. The result's ``dual["a"]`` is ``a'``; ``max_violation`` is ``|yᵀa'|`` (the box
-  holds by construction).
-
-``optimal`` iff ``(P − D)/D <= tol`` with ``D > 0``; then ``(P(w, b̂) − P*)/P* <= tol``. Checks are scheduled as in
-``dual-cd`` (liblinear's stop test): after a full-set epoch whose stationarity, the larger of the projected-gradient
-range and the offset's last move ``ρ|yᵀa|`` (both margins, dimensionless), is below ``eps_pg``; after a check
-that does not certify ``tol``, ``eps_pg`` shrinks by :func:`next_check_factor`; and, as a fallback that keeps the
-stop from starving, whenever the coordinate visits since the last check exceed half of those before it (and
-``16 n``: a check costs a product with X, the offset's search and Python-level work, more than an epoch on small
-data; 16 against 1 cut the checks from 10 to 6 and the time by 10–25 % on MNIST 4 vs 9, river's phishing, z-scored
-breast cancer, a dense 50,000 × 100 and a sparse a9a-like instance). Shrinking (Hsieh et al. §3.2)
-restores the full set when the shrunk set is stationary, and also when the offset has moved by more than
-``eps_pg`` since the full set was last visited (every gradient moved with it).
-
-Resolved here: each epoch is followed by one multiplier step (Rockafellar's inexact inner solves are here one
-pass, not a convergent inner loop: no convergence theorem covers this schedule, the certificate is what the status
-rests on); ``yᵀa`` is carried through the epochs and recomputed exactly at each check (the carried value only
-drifts by rounding); coordinates with ``C_i = 0`` never move and are left out of every epoch. **One run-loop
-iteration = one compiled round** (:func:`.svm_bias_numba.bias_round`) of epochs and multiplier steps, until it has
-visited ``max(n, MIN_ROUND)`` coordinates or a check is due (without shrinking: one epoch). Profiled (cProfile,
-one BLAS thread) with one Python step per epoch, the fixed costs dominated small and shrunk problems: on MNIST 4 vs
-9 (1,000 × 784) 257 steps of about 200 updates, and the trace's geometric schedule computed a full certificate
-(a product with X and two sorts of n values) at about 70 of them; on the 50,000 × 20,000 text-like data the sorts
-alone took 40 % of the run. A round per step and the repair's partial sort (:func:`_leading`) removed both. The
-visiting order is drawn inside the round by the xorshift64 generator of ``dual-cd``; shrunk coordinates are
-swapped behind the active ones in one index array.
-
-**Restricted interior-point polish** (option ``polish``, default True; :mod:`.polish`): the SVM with the offset on
-the samples the iterate holds as support vectors, solved by ``ipm`` once the epochs have paid for it; kept only if
-its certified lower bound beats the iterate's.
-
-**Gap-safe screening** (option ``screening``, default True). At every certificate check, with the certified gap
-``P(w, b̂) − L`` (``L`` the lower bound above) and ``r = √(2(P(w, b̂) − L))``: ``P̃(w) = min_b P(w, b)`` is
-1-strongly convex (``½||w||²`` plus a partial minimum of jointly convex hinges), so its minimiser ``w*`` (unique;
-the ``w`` of every primal optimum) has ``½||w − w*||² <= P̃(w) − P* <= P(w, b̂) − L`` (the Gap Safe sphere of
-Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe screening rules for sparsity enforcing penalties*, JMLR 18(128),
-2017, Theorem 6), and ``|x_iᵀw* − x_iᵀw| <= r||x_i||``. Every optimal offset ``b*`` minimises the one-dimensional
-``g(b) = Σ C_i max(0, 1 − y_i(x_iᵀw* + b))``; bounding the one-sided derivatives of ``g`` over the ball gives an
-interval ``[b_lo, b_hi]`` holding every ``b*`` (:func:`marginkit.core.safe.offset_interval`), so
-``y_i(x_iᵀw* + b*)`` lies in a known interval for every primal optimum (:func:`~marginkit.core.safe.margin_intervals`).
-The KKT conditions of the SVM with offset (Ogawa, Suzuki & Takeuchi, *Safe screening of non-support vectors in
-pathwise SVM computation*, ICML 2013, eq. (4); Zimmert et al., *Safe screening for support vector machines*, NIPS
-OPT workshop 2015, §3) hold for every pair of primal and dual optima: ``a*_i = 0`` where
-``y_i(x_iᵀw* + b*) > 1`` and ``a*_i = C_i`` where it is ``< 1``. So a sample whose interval lies above 1 has
-``a*_i = 0`` at every dual optimum, and one whose interval lies below 1 has ``a*_i = C_i``; fixing them there leaves
-a problem (the same dual over the other coordinates, with ``yᵀa = 0`` over all of them) whose optima are optima of
-the full one. A tie (an interval touching 1) is never screened; the rounding of ``x_iᵀw`` (at most
-``(d + 2)·eps·||x_i||·||w||``) is added to ``r``, that of the gap by :func:`~marginkit.core.safe.gap_radius`, and
-``4·eps`` of the margins' size to each comparison. **Resolved here**: a decision made at a check is applied at the
-start of the next step (each screened ``a_i`` set to its bound, ``w`` by one row axpy in the compiled
-:func:`.screening.dcd_apply_screen` and ``yᵀa`` by the same changes), and the index array holds the active
-coordinates, then the shrunk ones up to ``live``, then the screened ones, which no epoch, shrinking or restore
-visits again (the live set replaces the full set on restore). The certificate stays that of the full problem
-(``P`` over every sample; the repair may move screened coordinates, which only lowers ``L`` honestly). As two
-sorts of n values cost more than an epoch on sparse data, the test runs only where a first look (the margins at
-``b̂`` more than ``2r||x_i||`` from 1) finds at least :data:`SCREEN_WORTH` of the live samples; skipping proves
-nothing and is always safe. ``certificate["screened"]`` counts them (``{"removed": k, "fixed": m}``), the trace's
-``screened`` column their sum.
+**Restricted interior-point polish** (option ``polish``; :mod:`.polish`), with the offset. The derivations and the
+measurements behind these choices: docs/design/svm_cd.md.
 """
 from __future__ import annotations
 
@@ -113,15 +41,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.params import Boolean, Interval
+from ...core.params import Interval
 from ...core.safe import EPS, gap_radius, margin_intervals, offset_interval
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import parse_warm_start
 from ...engine.runloop import Budget
 from ...operators.hinge import best_offset
-from ..common.numba_rows import COMPILED, available, compiled_info, kernel_rows, resolve_compiled, row_storage
-from .gap import DualityGapPlan
+from ..common.numba_rows import available, compiled_info, kernel_rows, resolve_compiled, row_storage
+from .gap import EPOCH_CONSTRAINTS, DualityGapPlan, compiled_option, polish_option, screening_option, shrinking_option
 from .polish import RestrictedPolish
 from .screening import compiled_apply_screen, screened_sets
 from .svm_bias_numba import compiled_round
@@ -142,6 +70,7 @@ def next_check_factor(gap: float, tol: float) -> float:
     if not np.isfinite(gap) or gap <= 0:
         return PG_EPS_DECAY[0]
     return float(np.clip(0.8 * (tol / gap) ** 0.6, *PG_EPS_DECAY))
+
 
 numba_available = available
 
@@ -271,16 +200,11 @@ class BiasDualCoordinateDescent(DualityGapPlan):
     class Config:
         rho: float = field(
             default=0.1, metadata={"doc": "ρ = rho · mean ||x_i||² (penalty of the augmented Lagrangian)"})
-        shrinking: bool = field(default=True, metadata={"doc": "Hsieh et al. §3.2"})
-        compiled: bool | str = field(
-            default="auto",
-            metadata={"doc": 'the epochs compiled by numba (True; "auto": when installed) or in NumPy'})
-        screening: bool = field(
-            default=True, metadata={"doc": "gap-safe screening at every certificate check (module docstring)"})
-        polish: bool = field(default=True, metadata={"doc": "the restricted interior-point polish (.polish)"})
-        constraints: ClassVar[dict] = {"rho": [Interval(float, 0, None, closed="neither")],
-                                       "shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()],
-                                       "polish": [Boolean()]}
+        shrinking: bool = shrinking_option()
+        compiled: bool | str = compiled_option()
+        screening: bool = screening_option()
+        polish: bool = polish_option()
+        constraints: ClassVar[dict] = {"rho": [Interval(float, 0, None, closed="neither")], **EPOCH_CONSTRAINTS}
 
     def setup(self):
         form = self.form

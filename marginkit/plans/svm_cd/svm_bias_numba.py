@@ -1,37 +1,29 @@
-"""The epochs of ``dual-cd-bias`` (:mod:`marginkit.plans.raj_bach.svm_bias`): one coordinate pass over the
-augmented Lagrangian of the SVM dual with its equality constraint ``Σ a_i y_i = 0``.
-
-One source, compiled or not (as in :mod:`marginkit.plans.raj_bach.svm_coordinate`): the epochs are written with the
-row operations of :mod:`marginkit.plans.common.numba_rows` only, so they run compiled (``@njit``) or as plain Python
-over the operations' NumPy bodies, with the same floating-point operations in the same order.
+"""The epochs of ``dual-cd-bias`` (:mod:`.svm_bias`): one coordinate pass over the augmented Lagrangian of the SVM dual
+with its equality constraint ``Σ a_i y_i = 0``, and the multiplier step after it.
 
 For the multiplier ``λ`` (the current offset estimate) and the penalty ``ρ > 0``, coordinate ``i`` of
 
     min_{0 <= a <= C}  L(a) = ½||w(a)||² − 1ᵀa + λ s(a) + (ρ/2) s(a)²,   w(a) = Σ a_i y_i x_i,  s(a) = yᵀa,
 
 has the gradient ``G_i = y_i(x_iᵀw + b) − 1`` with ``b = λ + ρ s`` (the offset the current dual point implies) and
-the curvature ``Q_ii + ρ``; the exact minimisation in ``a_i`` is
-``a_i ← clip(a_i − G_i/(Q_ii + ρ), 0, C_i)``, after which ``w`` and ``s`` are updated (one row axpy and a scalar).
-The shrinking test is Hsieh et al.'s (§3.2) on the projected gradient, as in ``dual-cd``.
+the curvature ``Q_ii + ρ``; the exact minimisation in ``a_i`` is ``a_i ← clip(a_i − G_i/(Q_ii + ρ), 0, C_i)``
+(Hsieh et al., ICML 2008, eqs. (4)–(5), on the augmented Lagrangian), after which ``w`` and ``s`` are updated (one
+row axpy and a scalar); each epoch is followed by ``λ ← λ + ρ s`` (the method of multipliers: Hestenes 1969, Powell
+1969; Rockafellar 1976, §4). The shrinking test is Hsieh et al.'s (§3.2) on the projected gradient, as in
+``dual-cd``.
+
+One source, compiled or not, with the pieces of :mod:`marginkit.plans.common.coordinate_round` (the random order,
+the projected gradient and shrinking test, the prefetch of the values): the epochs are written with the row
+operations of :mod:`marginkit.plans.common.numba_rows` only, so they run compiled (``@njit``) or as plain Python over
+the operations' NumPy bodies, with the same floating-point operations in the same order.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..common.numba_rows import (ONE, PREFETCH_AHEAD, compiled_once, dense_axpy, dense_dot, jitable,
-                                 prefetch, prefetch_csr_row, prefetch_dense_head, sparse_axpy, sparse_dot)
-from .svm_coordinate import _random_below, projected_gradient
-
-PG_ZERO = 1e-12   # |projected gradient| below this: no update (liblinear's test)
-
-
-@jitable
-def _prefetch_coordinate(y, a, qii, box, i):
-    """Request ``y_i, a_i, Q_ii, C_i`` (nothing in Python)."""
-    prefetch(y, i)
-    prefetch(a, i)
-    prefetch(qii, i)
-    prefetch(box, i)
+from ..common.coordinate_round import PG_ZERO, prefetch_values, shrink_test, shuffle
+from ..common.numba_rows import (ONE, PREFETCH_AHEAD, compiled_once, dense_axpy, dense_dot, prefetch, prefetch_csr_row,
+                                 prefetch_dense_head, sparse_axpy, sparse_dot)
 
 
 def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live, pg_max_old, pg_min_old, seed,
@@ -55,11 +47,7 @@ def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live,
     station = np.inf
     while True:
         full = active == live
-        for k in range(active - 1):   # a fresh random order of the active coordinates
-            j = k + _random_below(seed, active - k)
-            tmp = index[k]
-            index[k] = index[j]
-            index[j] = tmp
+        shuffle(index, active, seed)   # a fresh random order of the active coordinates
         done += active
         pg_max, pg_min = -np.inf, np.inf
         k = 0
@@ -72,9 +60,8 @@ def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live,
                         prefetch(indptr, np.uint64(index[k + 2 * PREFETCH_AHEAD]))
                 else:
                     prefetch_dense_head(X, ahead)
-                _prefetch_coordinate(y, a, qii, box, ahead)
-            ii = index[k]
-            i = np.uint64(ii)
+                prefetch_values(y, box, qii, a, ahead)
+            i = np.uint64(index[k])
             if X is None:
                 dot = sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
             else:
@@ -82,14 +69,9 @@ def bias_round(X, data, indices, indptr, y, box, qii, a, w, index, active, live,
             G = y[i] * (dot + lam + rho * s) - 1.0
             ai = a[i]
             C = box[i]
-            pg = projected_gradient(G, ai, C, pg_max_old, pg_min_old)
-            if pg != pg:   # shrink: swap behind the active part, visit the swapped-in one next
-                active -= 1
-                index[k] = index[active]
-                index[active] = ii
+            pg, active, pg_max, pg_min = shrink_test(G, ai, C, pg_max_old, pg_min_old, pg_max, pg_min, index, k, active)
+            if pg != pg:   # shrunk: the coordinate swapped in is visited next
                 continue
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
             if abs(pg) > PG_ZERO:
                 new = min(max(ai - G / (qii[i] + rho), 0.0), C)
                 if new != ai:

@@ -1,261 +1,60 @@
 """Dual coordinate descent for the soft-margin SVM without bias (``dual-cd``).
 
-Papers: Raj & Bach, *Explicit regularization of stochastic gradient methods through duality* (AISTATS 2021),
-Algorithm 1 and App. C (randomized dual coordinate ascent = SDCA of Shalev-Shwartz & Zhang 2013, applied here
-to the hinge loss), which is exactly the dual coordinate descent of Hsieh, Chang, Lin, Keerthi &
-Sundararajan, *A dual coordinate descent method for large-scale linear SVM* (ICML 2008), Algorithm 1, with
-the shrinking of their §3.2 (the algorithm inside liblinear / scikit-learn's ``LinearSVC``).
-
-The problem ``min ½||w||² + Σ C_i max(0, 1 − y_i x_iᵀw)`` (``C_i = C·s_i``, the problem's ``box``: one C for
-every sample unless ``sample_weight`` is given) has the dual box QP
+Papers: Hsieh, Chang, Lin, Keerthi & Sundararajan, *A dual coordinate descent method for large-scale linear SVM*
+(ICML 2008), Algorithm 1 with the shrinking of §3.2 (the algorithm inside liblinear and scikit-learn's
+``LinearSVC``), which is Raj & Bach's randomized dual coordinate ascent (AISTATS 2021, Algorithm 1 and App. C; SDCA of
+Shalev-Shwartz & Zhang 2013) for the hinge loss. The problem ``min ½||w||² + Σ C_i max(0, 1 − y_i x_iᵀw)``
+(``C_i = C·s_i``, the problem's ``box``) has the box dual
 
     max_{0 <= a_i <= C_i}  D(a) = 1ᵀa − ½||w(a)||²,      w(a) = Σ_i a_i y_i x_i,
 
-and maximising ``D`` exactly in one coordinate (Hsieh et al. eqs. (4)–(5); Raj–Bach's proximal coordinate
-step with ``Π_Y`` the hinge's box) is
+maximised one coordinate at a time (eqs. (4)–(5)) by the compiled round of
+:mod:`marginkit.plans.common.coordinate_round`, ``w`` kept in sync with ``a``. One run-loop iteration is one round
+of epochs of about ``max(n, MIN_ROUND)`` coordinate visits (without shrinking: one epoch of n updates).
 
-    G = y_i x_iᵀw − 1,      a_i ← clip(a_i − G/Q_ii, 0, C_i),      w ← w + (a_i⁺ − a_i) y_i x_i,
+* **Certificate** (stop rule): the duality gap ``P(w) − D(a)``, ``0 <= a <= C`` always, so ``D(a) <= P* <= P(w)``;
+  ``optimal`` when ``(P(w) − D(a))/D(a) <= tol`` with ``D(a) > 0``, which implies ``(P(w) − P*)/P* <= tol``. ``P(w)``
+  (one product with ``X``) is computed when the projected-gradient range is below ``eps_pg`` (liblinear's test,
+  from 0.1, cut after a check that fails ``tol`` by :meth:`DualCoordinateDescent.eps_decay`) or when the round's
+  estimate of the gap is below ``tol·D``: the estimate decides when to check, the status comes from exact values.
+* **Shrinking restored from a check** (:meth:`DualCoordinateDescent.reactivate`): the exact ``G_i = y_i x_iᵀw − 1``
+  of a certificate re-activates every coordinate that fails Hsieh's shrinking test, instead of an epoch over all.
+* **Gap-safe screening** (option ``screening``): ``P`` is 1-strongly convex, so ``||w − w*|| <= r = √(2·gap)``
+  (Ndiaye, Fercoq, Gramfort & Salmon, JMLR 18(128), 2017, Theorem 6), and by the KKT conditions (Hsieh et al.
+  eq. (6); Ogawa, Suzuki & Takeuchi, ICML 2013, eq. (4)) a sample whose margin interval ``y_i x_iᵀw ± r||x_i||``
+  lies above 1 has ``a*_i = 0``, below 1 ``a*_i = C_i``: set there and never visited again (:mod:`.screening`).
+  The certificate stays that of the full problem.
+* **Restricted interior-point polish** (option ``polish``; :mod:`.polish`).
+* **Scale**: ``X → cX`` with ``C → C/c²`` (``w/c``, ``a/c²``) leaves ``G`` and every relative test unchanged: the same
+  iterates up to rounding, at every scale of the data.
 
-with ``Q_ii = ||x_i||²`` (a zero row has ``G = −1`` and goes straight to ``a_i = C_i``). Each update reads row
-``i`` twice (a dot product and an axpy); ``w`` is kept in sync with ``a`` so ``X`` is never multiplied as a
-whole inside an epoch. A sample with ``C_i = 0`` has ``a_i = 0`` for ever and is never visited.
-
-Resolved here (each once):
-
-* **One run-loop iteration = one round of epochs of about n coordinate updates.** An epoch visits the active
-  coordinates in a fresh random order (sampling without replacement, as Hsieh et al. and liblinear; Raj–Bach's
-  analysis samples with replacement, which is slower in practice and has the same fixed point). The compiled
-  round (:func:`dcd_round`) runs epochs until it has visited ``max(n, MIN_ROUND)`` coordinates, or liblinear's
-  stop test passes, or its gap estimate says a certificate check is due: once shrinking has left a few hundred
-  active coordinates (or when n is small) an epoch costs microseconds, and one Python step per epoch would cost
-  more than the epoch. Without shrinking a round is exactly one epoch of n updates. The order is drawn
-  inside the round by a xorshift64 generator (Marsaglia 2003) seeded from the run's ``seed``, so no
-  per-coordinate array crosses from Python to the round.
-* **Shrinking** (Hsieh et al. §3.2, as liblinear does it): a coordinate at a bound whose gradient points out of
-  the box by more than the previous epoch's extreme projected gradient (``M̄``/``m̄``) leaves the active set
-  (swapped to the end of the index array). **Resolved here**: where liblinear restores the full set (the
-  projected-gradient range ``M − m`` on the active set below ``eps_pg``) and pays an epoch over all coordinates
-  to find the wrongly shrunk ones, this plan computes the certificate, whose product with ``X`` gives every
-  ``G_i`` exactly, and re-activates each coordinate that fails the shrinking test at those values
-  (:meth:`DualCoordinateDescent.reactivate`); the fixed point and the certificate are those of the full problem.
-  ``shrinking=False`` visits every coordinate in every epoch.
-* **Certificate** (stop rule): the duality gap ``P(w) − D(a)``, where ``0 <= a <= C_i`` always holds, so
-  ``D(a) <= P* <= P(w)``; ``optimal`` when the certified relative gap ``(P(w) − D(a))/D(a) <= tol`` with
-  ``D(a) > 0``, which implies ``(P(w) − P*)/P* <= tol``. ``P(w)`` costs one product with ``X`` in storage order
-  (a fraction of an epoch in random order); it is computed when the projected-gradient range is below
-  ``eps_pg`` (liblinear's own stop test, free during the epoch; ``eps_pg`` starts at liblinear's 0.1 and is
-  cut after a check that does not certify ``tol``, by the gap's shortfall kept in [0.1, 0.5]:
-  :meth:`DualCoordinateDescent.eps_decay`) or when the round's running estimate of the gap (see :func:`dcd_round`)
-  is below ``tol·D`` (the target is halved after such a check fails): the estimate only decides when to check, the
-  status comes from the exact values.
-* **Gap-safe screening** (option ``screening``, default True): at every certificate check (in ``init`` with a warm
-  start, and in ``step``), with ``gap = P(w) − D(a)`` and ``r = √(2·gap)``, a sample whose margin interval
-  ``[m_i − r||x_i||, m_i + r||x_i||]`` (``m_i = y_i x_iᵀw``) lies above 1 is proven to have ``a*_i = 0`` and is set to
-  0; one whose interval lies below 1 is proven to have ``a*_i = C_i`` and is set to ``C_i``; both leave the epochs for
-  good (:meth:`DualCoordinateDescent.screen`). *Proof.* ``P`` is 1-strongly convex (``½||w||²`` plus convex
-  hinges), so with ``w*`` its minimiser ``½||w − w*||² <= P(w) − P* <= P(w) − D(a)`` for every ``a`` in the box
-  (weak duality), i.e. ``||w − w*|| <= r`` (the Gap Safe sphere of Ndiaye, Fercoq, Gramfort & Salmon, *Gap safe
-  screening rules for sparsity enforcing penalties*, JMLR 18(128), 2017, Theorem 6, here for the hinge loss as in
-  Zimmert, Schroeder de Witt, Kerdreux & Pokutta, *Safe screening for support vector machines*, NIPS OPT workshop
-  2015, §3). By Cauchy–Schwarz ``|y_i x_iᵀw* − m_i| <= r||x_i||``. The KKT conditions of the box dual (Hsieh et
-  al. 2008, eq. (6); Ogawa, Suzuki & Takeuchi, *Safe screening of non-support vectors in pathwise SVM computation*,
-  ICML 2013, eq. (4)) say that every dual optimum has ``a*_i = 0`` where ``y_i x_iᵀw* > 1`` and ``a*_i = C_i`` where
-  ``y_i x_iᵀw* < 1`` (``w*`` is unique, ``w* = Σ a*_j y_j x_j`` for every dual optimum ``a*``). So the screened
-  coordinates hold their optimal values, and the problem over the others with these fixed has the same optima. A
-  tie (an interval touching 1) is never screened; the rounding of ``m_i`` (at most ``(d + 2)·eps·||x_i||·||w||``)
-  and of the gap (:func:`marginkit.core.safe.gap_radius`) widen every interval. **Resolved here**: a decision made
-  at iteration ``t`` (from its certificate, so the certificate stays that of the iterate it was computed at) is
-  applied at the start of the next round, in the compiled :func:`.screening.dcd_apply_screen` (each screened
-  ``a_i`` set to its bound and ``w`` updated by one row axpy); the index array holds the active coordinates, then
-  those shrunk, then the screened ones, which no epoch, shrinking or restore visits again. The certificate is
-  always that of the full problem (``P(w)`` over every sample, ``D(a)`` at the full ``a``): screening never changes
-  what a status means.
-  ``certificate["screened"]`` counts them (``{"removed": k, "fixed": m}``); Hsieh's shrinking stays the unsafe
-  heuristic it was, undone by the restore, on the samples not screened.
-* **Restricted interior-point polish** (option ``polish``, default True; :mod:`.polish`): once the epochs have
-  spent about twice its estimated cost and their gap shrinks too slowly, the SVM on the samples the iterate holds as
-  support vectors is solved by ``ipm``; its multipliers replace ``a`` only if they raise ``D``.
-* **Scale**: every test above reads ``G = y_i x_iᵀw − 1`` or a relative gap, which do not change when ``X`` is
-  multiplied by ``c`` and ``C`` divided by ``c²`` (the same problem: ``w' = w/c``, ``a' = a/c²``,
-  ``P' = P/c²``); the iterates are those of the unscaled problem mapped by the same rule (up to rounding), so the
-  time to a certified gap and the status do not depend on the scale of the data. The step ``1/Q_ii`` is the exact
-  coordinate maximiser: it comes from the data, no unit-ball assumption is made.
-* **One source, compiled or not** (option ``compiled``: ``"auto"``, ``True``, ``False``): the round below is
-  written with the row operations of :mod:`marginkit.plans.common.numba_rows` only; with numba it is compiled
-  (``@njit``), otherwise the same function runs as plain Python over the operations' NumPy bodies. Both do the
-  same floating-point operations in the same order, so for a seed both give the same iterates (checked
-  in ``tests/test_svm_coordinate.py``) on CSR rows; the dot product with a dense row is vectorised in both
-  (BLAS ``ddot`` and a reassociated loop, in different orders), so there the iterates agree to rounding. Dense
-  ``X`` is read row by row: a Fortran-ordered array is copied once to C order; sparse ``X`` stays CSR
-  (``indptr``/``indices``/``data`` read in place) and is never copied.
-* **Memory access**: indices are cast to unsigned inside the loops (numba then drops its negative-index test), and
-  the row operations are inlined into the round (:mod:`~marginkit.plans.common.numba_rows`). A random visiting
-  order makes every row and every ``y_i, C_i, Q_ii, a_i`` a cache miss, so what the update ``PREFETCH_AHEAD``
-  places ahead reads is requested before it is needed: its CSR row, its dense row (the first ``HEAD`` entries of a
-  long one: the hardware prefetcher follows the rest) and its four values (measured at n = 100,000, d = 10: about
-  half the time per update; in cache the requests cost nothing measurable). The iterates are the same either way.
+On a row-chunked dask ``X`` the card runs :class:`.cocoa.CoCoAPlus`. The derivations and measurements behind these
+choices: docs/design/svm_cd.md.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ...core.params import Boolean
 from ...core.solution import Solution
 from ...core.warmstart import dual_warm_value, parse_warm_start
 from ...engine.runloop import Budget
-from .gap import DualityGapPlan
+from ..common.coordinate_round import compiled_round
+from ..common.numba_rows import available, compiled_info, kernel_rows, resolve_compiled, row_storage
+from .gap import EPOCH_CONSTRAINTS, DualityGapPlan, compiled_option, polish_option, screening_option, shrinking_option
 from .polish import RestrictedPolish
 from .screening import GapSafeScreening, compiled_apply_screen, compiled_restore, compiled_screen_order
-from ..common.numba_rows import (COMPILED, ONE, PREFETCH_AHEAD, available, compiled_info, compiled_once,
-                                 dense_axpy, dense_dot, jitable, kernel_rows, prefetch, prefetch_csr_row,
-                                 prefetch_dense_head, resolve_compiled, row_storage, sparse_axpy,
-                                 sparse_dot)
 
 PG_EPS0 = 0.1        # liblinear's default stop test: projected-gradient range below which P(w) is first computed
 PG_EPS_DECAY = 0.5   # eps_pg is multiplied by at most this at every check that does not certify tol
 PG_EPS_FLOOR = 0.1   # ... and by at least this (DualCoordinateDescent.eps_decay)
 GAP_TARGET_DECAY = 0.5   # the gap estimate's target after an exact check that did not certify tol
 MIN_ROUND = 1 << 16  # updates per round at least (with shrinking): the Python step costs ~0.1 ms
-PG_ZERO = 1e-12      # |projected gradient| below this: no update (liblinear's test)
-XS_A, XS_B, XS_C = np.uint64(13), np.uint64(7), np.uint64(17)   # xorshift64 shifts (Marsaglia 2003)
-HALF = np.uint64(32)
 SCREEN_WORTH = 0.01  # a screening check that proves at least this fraction of the live samples is repeated next round
 
 numba_available = available  # whether numba exists here
-
-
-# the round: one source, run as Python or compiled (see the module docstring) --------------------------------
-@jitable
-def _random_below(seed, m):
-    """A draw in ``[0, m)``, ``m < 2³²``, from the xorshift64 generator whose state is ``seed[0]`` (advanced in
-    place): the high 32 bits times ``m``, shifted (Lemire's multiply-shift reduction: no division)."""
-    x = seed[0]
-    x ^= x << XS_A
-    x ^= x >> XS_B
-    x ^= x << XS_C
-    seed[0] = x
-    return np.int64(((x >> HALF) * np.uint64(m)) >> HALF)
-
-
-@jitable
-def projected_gradient(G, ai, C, pg_max_old, pg_min_old):
-    """The projected gradient of coordinate ``i`` in the box ``[0, C]`` (Hsieh et al. 2008, eq. (10)), or NaN when
-    Hsieh's shrinking test (§3.2: at a bound, the gradient pointing out beyond last epoch's extremes) says to take it
-    out of the active set; the one test of ``dual-cd`` and ``dual-cd-bias``."""
-    if ai <= 0.0:
-        if G > pg_max_old:
-            return np.nan
-        return 0.0 if G > 0.0 else G
-    if ai >= C:
-        if G < pg_min_old:
-            return np.nan
-        return 0.0 if G < 0.0 else G
-    return G
-
-
-@jitable
-def _prefetch_coordinate(y, box, qii, a, i):
-    """Request ``y_i, C_i, Q_ii, a_i`` (nothing in Python)."""
-    prefetch(y, i)
-    prefetch(box, i)
-    prefetch(qii, i)
-    prefetch(a, i)
-
-
-def dcd_round(X, data, indices, indptr, y, box, qii, a, w, index, active, pg_max_old, pg_min_old, seed, eps,
-              budget, shrinking, sums, gap_target):
-    """Epochs of Hsieh et al. Alg. 1 with the shrinking of §3.2 on ``a``, ``w`` (in place) over ``index[:active]``
-    (the active coordinates; shrunk ones are swapped behind them), until ``budget`` coordinates are visited, or
-    the projected-gradient range ``M − m`` of an epoch is ``<= eps`` (liblinear's stop test; on a shrunk set, the
-    point where liblinear restores the full set), or the epoch's estimate of the duality gap is
-    ``<= gap_target·D``. The last two end the round for an exact check by the caller.
-
-    The estimate: ``P(w) − D(a) = Σ_i (a_i G_i + C_i max(0, −G_i))`` (from ``||w||² = Σ a_i (G_i + 1)``), every term
-    ``>= 0`` and 0 right after coordinate ``i`` is maximised; the epoch sums each active coordinate's term just
-    before its update (a shrunk one, ``a_i = 0 < G_i`` or ``a_i = C_i``, ``G_i < 0``, is taken as 0), so the sum is
-    the gap as the epoch found it, a lagging guess of the gap after it. ``sums = [Σ a_i, ||w||²]`` are carried
-    through the updates (``||w + δ y_i x_i||² = ||w||² + 2δ(G_i + 1) + δ² Q_ii``) for ``D = Σ a_i − ½||w||²``.
-    The estimate only decides when the exact certificate is computed.
-
-    Returns ``(active, pg_max_old, pg_min_old, pg_range, epochs, visits, converged, estimate)``: the shrinking
-    state for the next round, the last epoch's projected-gradient range, the epochs run and coordinates visited,
-    whether the stop test passed and the last epoch's gap estimate."""
-    done = 0
-    epochs = 0
-    converged = False
-    pg_range = np.inf
-    sum_a = sums[0]
-    norm2 = sums[1]
-    estimate = np.inf
-    while True:
-        for k in range(active - 1):   # a fresh random order of the active coordinates (Fisher-Yates)
-            j = k + _random_below(seed, active - k)
-            tmp = index[k]
-            index[k] = index[j]
-            index[j] = tmp
-        done += active
-        pg_max, pg_min = -np.inf, np.inf
-        estimate = 0.0
-        k = 0
-        while k < active:
-            if k + PREFETCH_AHEAD < active:   # request what the update PREFETCH_AHEAD places ahead reads
-                ahead = np.uint64(index[k + PREFETCH_AHEAD])
-                if X is None:
-                    prefetch_csr_row(data, indices, indptr, ahead)
-                    if k + 2 * PREFETCH_AHEAD < active:
-                        prefetch(indptr, np.uint64(index[k + 2 * PREFETCH_AHEAD]))
-                else:
-                    prefetch_dense_head(X, ahead)
-                _prefetch_coordinate(y, box, qii, a, ahead)
-            ii = index[k]
-            i = np.uint64(ii)   # unsigned indices skip numba's negative-index test
-            # ``X is None`` (CSR data) is decided when numba compiles (its dead-branch pruning): no test in the loop
-            if X is None:
-                G = y[i] * sparse_dot(data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w) - 1.0
-            else:
-                G = y[i] * dense_dot(X, i, w) - 1.0
-            ai = a[i]
-            C = box[i]
-            pg = projected_gradient(G, ai, C, pg_max_old, pg_min_old)
-            if pg != pg:   # shrink: swap behind the active part, visit the swapped-in one next
-                active -= 1
-                index[k] = index[active]
-                index[active] = ii
-                continue
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
-            estimate += ai * G + C * max(0.0, -G)
-            if abs(pg) > PG_ZERO:
-                q = qii[i]
-                new = C if q <= 0.0 else min(max(ai - G / q, 0.0), C)
-                if new != ai:
-                    delta = new - ai
-                    if X is None:
-                        sparse_axpy(delta * y[i], data, indices, np.uint64(indptr[i]), np.uint64(indptr[i + ONE]), w)
-                    else:
-                        dense_axpy(delta * y[i], X, i, w)
-                    a[i] = new
-                    sum_a += delta
-                    norm2 += delta * (2.0 * (G + 1.0) + delta * q)
-            k += 1
-        epochs += 1
-        pg_range = pg_max - pg_min if pg_max >= pg_min else 0.0
-        if pg_range <= eps:   # converged on the active set: the caller checks the full set
-            converged = True
-            break
-        if shrinking:
-            pg_max_old = pg_max if pg_max > 0.0 else np.inf
-            pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-        dual = sum_a - 0.5 * norm2
-        if done >= budget or (dual > 0.0 and estimate <= gap_target * dual):
-            break
-    return active, pg_max_old, pg_min_old, pg_range, epochs, done, converged, estimate
-
-
-compiled_round = compiled_once(dcd_round)
 
 
 # the plan ------------------------------------------------------------------------------------------------
@@ -308,15 +107,11 @@ class DualCoordinateDescent(GapSafeScreening, DualityGapPlan):
 
     @dataclass(frozen=True)
     class Config:
-        shrinking: bool = field(default=True, metadata={"doc": "Hsieh et al. §3.2"})
-        compiled: bool | str = field(
-            default="auto",
-            metadata={"doc": 'the round compiled by numba (True; "auto": when installed) or in NumPy'})
-        screening: bool = field(
-            default=True, metadata={"doc": "gap-safe screening at every certificate check (Ndiaye et al. 2017)"})
-        polish: bool = field(default=True, metadata={"doc": "the restricted interior-point polish (.polish)"})
-        constraints: ClassVar[dict] = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()],
-                                       "polish": [Boolean()]}
+        shrinking: bool = shrinking_option()
+        compiled: bool | str = compiled_option()
+        screening: bool = screening_option()
+        polish: bool = polish_option()
+        constraints: ClassVar[dict] = dict(EPOCH_CONSTRAINTS)
 
     def setup(self):
         form = self.form

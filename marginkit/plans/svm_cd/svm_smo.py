@@ -7,46 +7,29 @@ Computation 13(3), 2001: the sets ``I_up``/``I_low`` and the maximal violating p
 C.-J. Lin, *Working set selection using second order information for training support vector machines* (JMLR 6,
 2005, §2–3, WSS 2: the second index chosen by the decrease of the objective).
 
-**Why a second method for the same problem.** ``dual-cd-bias`` keeps ``w`` explicit, so a coordinate step reads one
-row and never the whole gradient; on small problems its multiplier loop is what costs (river's 150 × 4 iris,
-setosa against the rest: 1,118 epochs, 2.2 ms to a certified 1e-4, where scikit-learn's libsvm takes 0.44 ms).
-With ``n`` small the ``n × n`` Gram matrix ``K = XXᵀ`` costs little to form and to keep, and with it the whole
-gradient is updated in ``O(n)`` per step: the second-order working-set selection of Fan, Chen & Lin picks each pair
-from every sample, and a few ``n`` steps reach the optimum.
-
-**The dual and its pair step.** With ``C_i = C·s_i`` (``problem.box``) the dual is
+With ``n`` small the ``n × n`` Gram matrix ``K = XXᵀ`` is cheap to form and keep, and with it the whole gradient is
+updated in ``O(n)`` per step, so each pair is chosen from every sample (``dual-cd-bias`` reads one row a step and
+never the whole gradient). With ``C_i = C·s_i`` the dual is
 
     min_a  ½ Σ_ij a_i a_j y_i y_j K_ij − 1ᵀa   s.t.  yᵀa = 0,  0 <= a_i <= C_i.
 
-The plan keeps the scores ``f = K(a∘y)`` (``f_i = x_iᵀw`` with ``w = Σ a_j y_j x_j``) and ``v_i = y_i − f_i``
-(``−y_i`` times the gradient). A step moves ``a_i`` by ``y_i τ`` and ``a_j`` by ``−y_j τ``, which keeps ``yᵀa``;
-``i`` must be able to move that way (``i ∈ I_up``: ``a_i < C_i`` with ``y_i = +1`` or ``a_i > 0`` with
-``y_i = −1``) and so must ``j`` (``j ∈ I_low``: ``a_j < C_j`` with ``y_j = −1`` or ``a_j > 0`` with ``y_j = +1``).
-Along the step the objective changes by ``−τ(v_i − v_j) + ½τ² a_ij``, ``a_ij = K_ii + K_jj − 2K_ij``, so the exact
-minimiser is ``τ* = (v_i − v_j)/a_ij``, cut to the room each coordinate has to its bound, and every score moves by
-``τ(K_ki − K_kj)``. The pair: ``i = argmax_{I_up} v`` (the most violating up-index) and, among ``t ∈ I_low`` with
-``v_t < v_i``, the ``j`` of largest decrease ``(v_i − v_t)²/a_it`` (Fan et al., WSS 2; ``a_it <= 0``, a duplicate
-row, counts as ``1e-12``). ``a`` is a KKT point exactly when ``max_{I_up} v <= min_{I_low} v`` (Keerthi et al.):
-the pass of steps in a round ends when the gap between the two is below ``eps`` (liblinear's and libsvm's stop test,
-here only the trigger of a check) or after ``n`` steps.
+The plan keeps ``f = K(a∘y)`` and ``v = y − f``. A step moves ``a_i`` by ``y_i τ`` and ``a_j`` by ``−y_j τ`` (keeping
+``yᵀa``), ``i ∈ I_up`` (``a_i < C_i, y_i = +1`` or ``a_i > 0, y_i = −1``), ``j ∈ I_low`` (the mirror sets); the
+objective changes by ``−τ(v_i − v_j) + ½τ² a_ij``, ``a_ij = K_ii + K_jj − 2K_ij``, so ``τ* = (v_i − v_j)/a_ij`` cut to
+the room to the bounds, and ``f_k`` moves by ``τ(K_ki − K_kj)``. The pair: ``i = argmax_{I_up} v`` and, among
+``t ∈ I_low`` with ``v_t < v_i``, the ``j`` of largest ``(v_i − v_t)²/a_it`` (Fan et al., WSS 2; ``a_it <= 0``, a
+duplicate row, counts as ``1e-12``). ``a`` is a KKT point exactly when ``max_{I_up} v <= min_{I_low} v`` (Keerthi et
+al.): a round of at most ``n`` steps ends when the difference is below ``eps`` (libsvm's test, here the trigger of a
+check).
 
-**Certificate** (the stop). As ``dual-cd-bias``'s, from the same function
-(:func:`.svm_bias.offset_certificate`): ``w = Xᵀ(a∘y)`` and ``f = Xw`` recomputed from the data at every check (so
-no drift of the scores the steps keep reaches it), the primal value at the best offset ``P(w, b̂)``, and the dual
-value of ``a`` moved exactly onto ``yᵀa = 0`` (the steps keep it up to rounding). ``optimal`` iff
-``(P − D)/D <= tol``, which implies ``(P(w, b̂) − P*)/P* <= tol``. A check that does not certify ``tol`` after a
-round that met ``eps`` sets ``eps`` below that round's violation (by :func:`.svm_bias.next_check_factor`).
-
-**Scale.** ``X → cX`` with ``C → C/c²`` (the same problem: ``w/c``, ``a/c²``, the same offset) maps ``K`` to
-``c²K``, leaves ``f`` and ``v`` and maps each ``τ`` to ``τ/c²``: the same steps up to rounding, so the time to a
-certified gap does not depend on the scale of the data.
-
-**Memory.** The Gram matrix takes ``8n²`` bytes (``n = 4,000``: 122 MiB); above :data:`MAX_SAMPLES` (4,000) the
-method is not offered (``methods(problem)``), and asking for it is a ``ProblemError`` that names ``dual-cd-bias`` and
-``ipm``, which never form it. A
-warm start ``a`` (a ``Result`` of an SVM dual method, or a vector) is clipped into the box and moved onto
-``yᵀa = 0`` as the certificate moves it. The round is one source, compiled by numba or run as plain Python
-(option ``compiled``), as the other coordinate plans' epochs.
+**Certificate**: ``dual-cd-bias``'s (:func:`.svm_bias.offset_certificate`), from ``w = Xᵀ(a∘y)`` and ``f = Xw``
+recomputed from the data at every check: ``P(w, b̂)`` at the best offset and the dual value of ``a`` moved onto
+``yᵀa = 0``; ``optimal`` iff ``(P − D)/D <= tol``. A check that fails ``tol`` after a round that met ``eps`` sets
+``eps`` below that round's violation (:func:`.svm_bias.next_check_factor`). **Scale**: ``X → cX``, ``C → C/c²`` maps
+``K`` to ``c²K`` and each ``τ`` to ``τ/c²``: the same steps up to rounding. **Memory**: ``8n²`` bytes; above
+:data:`MAX_SAMPLES` the method is not offered and asking for it is a ``ProblemError`` naming ``dual-cd-bias`` and
+``ipm``. A warm start is clipped into the box and moved onto ``yᵀa = 0``. The round is one source, compiled by numba
+or run as plain Python (option ``compiled``). Measurements: docs/design/svm_cd.md.
 """
 from __future__ import annotations
 
@@ -56,10 +39,10 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from ...core.costs import CD_RATE, SMO_STEP
 from ...core.solution import Solution
 from ...core.validation import ProblemError
 from ...core.warmstart import dual_warm_value, parse_warm_start
-from ...engine.choice import CD_RATE, SMO_STEP
 from ...engine.registry import GRAM_MAX_SAMPLES
 from ...engine.runloop import Budget
 from ..common.numba_rows import COMPILED, compiled_info, compiled_once, resolve_compiled
@@ -170,7 +153,7 @@ class SMOState:
     b: float = 0.0           # the best offset of w at the last check
     a_cert: np.ndarray = None   # the dual point of the last check's bound (a moved onto yᵀa = 0)
     checked: int = -1
-    total_work: float = 0.0  # the steps' and checks' work in the cost model's seconds (engine/choice.py's probe)
+    total_work: float = 0.0  # the steps' and checks' work in the cost model's seconds (core/costs.py; auto's probe)
 
 
 class PairwiseSMO(DualityGapPlan):
