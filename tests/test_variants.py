@@ -4,11 +4,9 @@ A card names its other classes per data kind (``variants``: on a row-chunked das
 ``dykstra``/``dykstra-accelerated`` its margin form) and per form (on a problem with a kernel, the JST methods run
 their dual-form classes of ``plans/jst/kernel.py``); the engine picks the class (``card.load(problem)``), no plan's
 ``compile`` swaps it, and ``describe(method, problem)`` lists the options of the class that runs on that data. The
-numba/NumPy switch is the option ``compiled`` ("backend" names where the arrays live only); the former
-``backend=`` still works for one release, with a ``DeprecationWarning``.
+numba/NumPy switch is the option ``compiled`` ("backend" names where the arrays live only).
 """
 import dataclasses
-import warnings
 
 import numpy as np
 import pytest
@@ -89,7 +87,7 @@ def test_no_plan_compile_swaps_classes():
             cls = getattr(__import__(module, fromlist=[name]), name)
             for klass in cls.__mro__:
                 if klass.__module__.startswith("marginkit.plans."):
-                    assert "compile" not in vars(klass) or klass.__name__ == "CompiledEpochs", (target, klass)
+                    assert "compile" not in vars(klass), (target, klass)
 
 
 # the engine picks the class ------------------------------------------------------------------------------------
@@ -251,38 +249,12 @@ def test_a_bad_compiled_value_is_a_problem_error_naming_it(method, problem):
         prob.compile(method, compiled="numba")
 
 
-@pytest.mark.parametrize("old,new", [("numba", True), ("numpy", False), ("auto", "auto")])
-def test_backend_still_works_with_a_deprecation_warning_naming_compiled(old, new):
-    X, y = _separable(seed=8)
-    problem = mk.SoftMarginSVM(X, y, bias=False)
-    with pytest.warns(DeprecationWarning, match=f"backend={old!r} is deprecated.*compiled={new!r}") as caught:
-        plan = problem.compile("dual-cd", backend=old)
-    assert plan.config.compiled == new and type(plan.config.compiled) is type(new)
-    assert caught[0].filename == __file__   # the warning names the user's line, so Python shows it by default
-    with pytest.warns(DeprecationWarning, match="compiled"):
-        res = mk.MaxMargin(X, y).solve("dykstra", backend=old, max_iter=2, seed=0)
-    assert res.info["compiled"] is (res.info["backend"] == "numba")
-
-
-def test_backend_on_the_dask_variant_warns_too():
-    X, y = _separable(seed=9)
-    problem = mk.SoftMarginSVM(da.from_array(X, chunks=(20, -1)), y, bias=False)
-    with pytest.warns(DeprecationWarning, match="compiled=False"):
-        plan = problem.compile("dual-cd", backend="numpy")
-    assert plan.config.compiled is False and plan.resolved_backend == "numpy"
-
-
-def test_backend_and_compiled_together_or_a_bad_backend_are_problem_errors():
+@pytest.mark.parametrize("method", ["dual-cd", "fista"])
+def test_backend_is_no_option_of_any_plan(method):
+    """One name per option: the package was never released, so ``compiled`` has no former name."""
     X, y = _separable(seed=10)
-    problem = mk.SoftMarginSVM(X, y, bias=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)   # refused before any warning
-        with pytest.raises(mk.ProblemError, match="backend='numpy' and compiled=False were both given"):
-            problem.compile("dual-cd", backend="numpy", compiled=False)
-        with pytest.raises(mk.ProblemError, match="backend must be one of 'auto', 'numba', 'numpy'; got 'gpu'"):
-            problem.compile("dual-cd", backend="gpu")
     with pytest.raises(mk.ProblemError, match="unknown option.*'backend'"):
-        problem.compile("fista", backend="numpy")   # only the plans with compiled epochs ever had it
+        mk.SoftMarginSVM(X, y, bias=False).compile(method, backend="numpy")
 
 
 def _variant_problems():

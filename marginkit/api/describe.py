@@ -40,7 +40,7 @@ __all__ = ["describe", "MethodDescription", "OptionDescription", "RUN_OPTION_DOC
 #: meanings of option names that every plan using them shares (rule 2 of the module docstring)
 SHARED_OPTION_DOCS = {
     "compiled": "'auto' (numba when installed), True (numba, required) or False: the same epoch compiled or in "
-                "NumPy (the former option backend='auto'|'numba'|'numpy' still works, with a DeprecationWarning)",
+                "NumPy",
 }
 
 _REFERENCE_OPTIONS = (

@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from ...core.params import Interval, Options
 from ...engine.runloop import IterationPlan
 from .coordinate_round import compiled_round, dcd_round
-from .numba_rows import CompiledEpochs, kernel_rows, resolve_compiled, row_storage
+from .numba_rows import kernel_rows, resolve_compiled, row_storage
 
 AGGREGATION = Options("add", "average")
 INFO = 2   # entries after Δw_k in a block's reply: coordinates visited, epochs run
@@ -132,7 +132,7 @@ class CoCoAConfig:
     constraints: ClassVar[dict] = {"local_epochs": [Interval(int, 1, None)], "aggregation": [AGGREGATION]}
 
 
-class CoCoAPlan(CompiledEpochs, IterationPlan):
+class CoCoAPlan(IterationPlan):
     """The CoCoA+ driver over a row-chunked dask ``X`` (module docstring): the blocks, one round as one dask graph, the
     certificate passes. One iteration = one communication round. A plan gives ``Config`` (from :class:`CoCoAConfig`,
     with ``compiled``), ``setup`` (calling :meth:`setup_blocks`, then setting ``data = (X, y, C, curvatures)`` and

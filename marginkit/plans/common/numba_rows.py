@@ -8,8 +8,7 @@ axpy). Its users: the epochs of ``dykstra``/``dykstra-accelerated``/``mirror-des
 **The compiled option.** Every plan with a compiled epoch has the option ``compiled``: ``"auto"`` (numba when it is
 installed), ``True`` (numba, required) or ``False`` (the same epoch in NumPy). :data:`COMPILED` is its declared
 constraint and :func:`resolve_compiled` the one place it is resolved. The word "backend" names where the arrays live
-(:mod:`marginkit.core.backend`) and nothing else: the former option ``backend="auto"|"numba"|"numpy"`` is still
-accepted for one release, with a ``DeprecationWarning`` (:func:`renamed_backend`).
+(:mod:`marginkit.core.backend`) and nothing else.
 
 **numba is a dependency, imported lazily.** ``pip install marginkit`` installs numba; nothing here imports it at
 import time: :func:`available`, :func:`njit` and :func:`jit_rows` do, on their first call, so ``import marginkit``
@@ -39,20 +38,16 @@ cannot emit it, and in Python).
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas as _blas
 
-from ...core.params import Boolean, Options, check_value
+from ...core.params import Boolean, Options
 from ...core.validation import ProblemError
 
 COMPILED = [Options("auto"), Boolean()]   # the declared constraint of every ``compiled`` option
-BACKEND = [Options("auto", "numba", "numpy")]   # the deprecated ``backend`` option's values (:func:`renamed_backend`)
-_BACKEND_TO_COMPILED = {"auto": "auto", "numba": True, "numpy": False}
 ONE = np.uint64(1)      # ``indptr[i + ONE]`` keeps an unsigned row index unsigned
 LINE = 8                # float64 entries per 64-byte cache line: one prefetch hint per line
 INDEX_LINE = 16         # int32 entries per cache line
@@ -100,25 +95,6 @@ def resolve_compiled(compiled, method: str, unsupported: str | None = None) -> s
     return "numpy"
 
 
-def renamed_backend(options: dict, method: str) -> dict:
-    """``options`` with the deprecated ``backend`` ("auto", "numba", "numpy") given as ``compiled`` ("auto", True,
-    False), and a ``DeprecationWarning`` naming the new option; both at once is a ``ProblemError``. Kept for one
-    release: "backend" now means where the arrays live only."""
-    if "backend" not in options:
-        return options
-    options = dict(options)
-    backend = options.pop("backend")
-    check_value(method, "backend", backend, BACKEND)
-    if "compiled" in options:
-        raise ProblemError(f"{method}: backend={backend!r} and compiled={options['compiled']!r} were both given; "
-                           "backend is the former name of compiled: pass compiled only")
-    options["compiled"] = _BACKEND_TO_COMPILED[backend]
-    warnings.warn(f"{method}: the option backend={backend!r} is deprecated and will be removed in the next release; "
-                  f"use compiled={options['compiled']!r} (True: numba, False: the NumPy epochs, 'auto')",
-                  DeprecationWarning, stacklevel=_outside_marginkit())
-    return options
-
-
 def row_storage(X) -> tuple:
     """``(dense, csr, X)``: the rows of ``X`` as the compiled epochs read them, either ``dense`` (C-ordered; ``csr``
     None) or ``csr = (data, indices, indptr)`` (SciPy's own arrays of a canonical CSR matrix: no copy for a validated
@@ -143,27 +119,6 @@ def compiled_info(resolved: str) -> dict:
     """What a plan's ``Result.info`` says of its epochs: ``compiled`` (whether numba ran them) and, as before the
     option was renamed, ``backend`` (``"numba"`` or ``"numpy"``), which results already stored and read."""
     return {"backend": resolved, "compiled": resolved == "numba"}
-
-
-class CompiledEpochs:
-    """Mixin of the plans whose epochs numba compiles (put before :class:`~marginkit.engine.runloop.IterationPlan`):
-    their ``Config`` declares ``compiled``, and ``compile`` still takes the deprecated ``backend``
-    (:func:`renamed_backend`) before the options are checked against the ``Config``."""
-
-    @classmethod
-    def compile(cls, form, options: dict, *args, **binding):
-        method = (args[0] if args else binding.get("method")) or cls.name
-        return super().compile(form, renamed_backend(options, method), *args, **binding)
-
-
-def _outside_marginkit() -> int:
-    """The ``stacklevel`` of the first caller outside the marginkit package, so that the warning names the user's
-    line (Python shows a ``DeprecationWarning`` by default only when it is attributed to ``__main__``)."""
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _warn_fallback(method: str) -> None:

@@ -53,7 +53,7 @@ from ...core.warmstart import parse_warm_start
 from ...engine.runloop import IterationPlan, memoized, on_geometric_schedule
 from ...core.hull import MAX_ENTRIES as HULL_MAX_ENTRIES, PROOF_TOL as HULL_TOL, exact_proof
 from ..common.margin import data_cached
-from ..common.numba_rows import COMPILED, CompiledEpochs, compiled_info, resolve_compiled
+from ..common.numba_rows import COMPILED, compiled_info, resolve_compiled
 from .constraint_screening import AcceleratedScreening, ConstraintScreening
 from .constraints import RowConstraints, SetConstraints, compiled_kernels
 from .cost import epoch_cost_ratio
@@ -87,7 +87,7 @@ class AcceleratedState(DualState):
     pi: float = 1.0            # π_t = Π_{s<=t} (1 − γ_s), folded into ê at each epoch start
 
 
-class DualCoordinatePlan(ConstraintScreening, CompiledEpochs, IterationPlan):
+class DualCoordinatePlan(ConstraintScreening, IterationPlan):
     """Shared setup, state, certificate, stop rule and solution of the RB plans (see the module docstring).
     A subclass declares ``Config`` (with ``compiled``) and implements :meth:`epoch`.
 

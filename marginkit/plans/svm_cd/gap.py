@@ -12,7 +12,7 @@ import numpy as np
 
 from ...core.params import Boolean
 from ...engine.runloop import IterationPlan
-from ..common.numba_rows import COMPILED, CompiledEpochs
+from ..common.numba_rows import COMPILED
 
 # the declared constraints of the options every epoch plan of the family has (dual-cd, dual-cd-bias)
 EPOCH_CONSTRAINTS = {"shrinking": [Boolean()], "compiled": COMPILED, "screening": [Boolean()], "polish": [Boolean()]}
@@ -39,7 +39,7 @@ def polish_option():
     return field(default=True, metadata={"doc": "the restricted interior-point polish (.polish)"})
 
 
-class DualityGapPlan(CompiledEpochs, IterationPlan):
+class DualityGapPlan(IterationPlan):
     """Base class: ``optimal`` iff the certified relative gap ``(P − D)/D <= tol`` at the current iterate. Every
     such plan has compiled epochs (option ``compiled``)."""
 
