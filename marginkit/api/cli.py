@@ -178,7 +178,7 @@ def _print_result(res) -> None:
 
 def main(argv=None) -> int:
     import marginkit.catalog as catalog   # problems/, installed as marginkit.catalog (beside the package's layers)
-    from ..engine.graph import methods
+    from ..engine.graph import method_spec, methods
     from .describe import describe
     args = _parser().parse_args(argv)
     try:
@@ -199,8 +199,8 @@ def main(argv=None) -> int:
             return 0
         if args.command == "solve":
             prob = catalog.load(args.name, quick=args.quick)
-            if args.method == "cvxpy":
-                res = prob.solve("cvxpy", **({"solver": args.solver} if args.solver else {}))
+            if method_spec(prob, args.method).is_reference:   # the solver's settings, not the run options
+                res = prob.solve(args.method, **({"solver": args.solver} if args.solver else {}))
             else:
                 res = prob.solve(args.method, verbose=args.verbose, **_run_options(args))
             _print_result(res)
