@@ -141,7 +141,8 @@ class MethodCard:
         for feature, (uses, what) in FEATURES.items():
             if feature not in self.admits and uses(problem):
                 return False, (f"{self.name!r} does not declare that it solves problems with {what} (its card's "
-                               f"admits does not name {feature!r}; a plan that does adds it to MethodCard.admits)")
+                               f"admits does not name {feature!r}; a plan that does adds it to MethodCard.admits, "
+                               "and states any further need in requires or supports)")
         if self.supports is not None:
             return _own_requirement(self, problem)
         return True, ""
