@@ -253,8 +253,12 @@ class SVMDualFista(IterationPlan):
     maximise = False   # is the problem's objective the dual value g (a maximisation bounded above by P)?
 
     def relative_of(self, primal: float, dual: float) -> float:
-        """Certified relative gap: ``(P − g)/g`` for the primal (min), ``(P − g)/P`` for the dual (max)."""
+        """Certified relative gap: ``(P − g)/g`` for the primal (min), ``(P − g)/P`` for the dual (max). A gap below
+        zero by more than rounding proves the dual point infeasible (off ``yᵀa = 0`` after a projection that lost
+        digits on data far from unit scale), so its value bounds nothing: no certificate then."""
         if not (np.isfinite(primal) and np.isfinite(dual)):
+            return np.inf
+        if primal - dual < -1e-12 * max(abs(primal), abs(dual)):
             return np.inf
         if self.maximise:
             return (primal - dual) / primal if primal > 0 and dual >= 0 else np.inf
