@@ -425,8 +425,8 @@ def test_the_reference_certifies_the_gap_over_its_bound(case):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=REFERENCE_HANG)
 def test_the_reference_returns_on_a_thin_offset_problem():
-    """Once REFERENCE_HANG: HiGHS is no longer the reference's last automatic fallback."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_reliability_sweep as T; "
             "print(T.build('max-margin-bias', seed=657091, n=4, d=3, separable=False, scale=1e-8).reference().status)")
     try:

@@ -18,11 +18,7 @@ from ..engine.options import RUN_OPTIONS, make_rng
 SOLVER_ORDER = ("CLARABEL", "ECOS", "SCS", "OSQP", "PIQP", "PROXQP", "QOCO", "MOSEK", "GUROBI", "CPLEX", "COPT",
                 "XPRESS", "CVXOPT", "HIGHS")
 # solvers for linear or mixed-integer programs only: never a fallback for these QPs and conic programs
-_NOT_FALLBACK = {"ECOS_BB", "GLPK", "GLPK_MI", "CBC", "SCIPY", "GLOP", "PDLP", "SCIP", "CUOPT",
-                 # HiGHS's QP solver can loop without end on a degenerate problem (4 near-identical points of a hard
-                 # margin with an offset) and has no default limit: it runs when named (solver="HIGHS"), never as the
-                 # last fallback, after which the forms' exact direct methods (the hull proof) answer
-                 "HIGHS"}
+_NOT_FALLBACK = {"ECOS_BB", "GLPK", "GLPK_MI", "CBC", "SCIPY", "GLOP", "PDLP", "SCIP", "CUOPT"}
 DEFAULT_SOLVER = "CLARABEL"
 
 # tight settings of the attempts marginkit makes itself: the reference is the yardstick
